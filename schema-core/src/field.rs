@@ -1,0 +1,179 @@
+//! Typed field constants: the stored name of a field, with what the model
+//! says about it. `Post::FIELDS.author_id.name()` is `"authorId"` when the field
+//! is renamed, so filters never carry a string typo.
+
+use std::marker::PhantomData;
+
+use bson::{doc, Bson, Document};
+use serde::Serialize;
+
+use crate::index::Direction;
+
+/// A field of model `M` holding a `T`.
+pub struct Field<M, T> {
+    name: &'static str,
+    _marker: PhantomData<fn() -> (M, T)>,
+}
+
+impl<M, T> Field<M, T> {
+    /// A field stored under `name`.
+    pub const fn new(name: &'static str) -> Self {
+        Field {
+            name,
+            _marker: PhantomData,
+        }
+    }
+
+    /// The stored (serde) name.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+}
+
+impl<M, T: Serialize> Field<M, T> {
+    /// `{name: value}`: an equality filter.
+    ///
+    /// # Panics
+    ///
+    /// Never for types whose `Serialize` succeeds; a value that serde cannot
+    /// turn into BSON (such as a map with non-string keys) is stored as null.
+    pub fn eq(&self, value: &T) -> Document {
+        doc! { self.name: to_bson(value) }
+    }
+
+    /// `{name: {$in: [values]}}`.
+    pub fn is_in<'a>(&self, values: impl IntoIterator<Item = &'a T>) -> Document
+    where
+        T: 'a,
+    {
+        let values: Vec<Bson> = values.into_iter().map(to_bson).collect();
+        doc! { self.name: { "$in": values } }
+    }
+
+    /// `{$set: {name: value}}`: an update of this field alone.
+    pub fn set(&self, value: &T) -> Document {
+        doc! { "$set": { self.name: to_bson(value) } }
+    }
+}
+
+/// Serializes a value to BSON; what serde cannot represent becomes null.
+pub(crate) fn to_bson<T: Serialize + ?Sized>(value: &T) -> Bson {
+    bson::to_bson(value).unwrap_or(Bson::Null)
+}
+
+macro_rules! copy_clone {
+    ($($ty:ident<$($p:ident),*>),*) => {
+        $(impl<$($p),*> Clone for $ty<$($p),*> {
+            fn clone(&self) -> Self { *self }
+        }
+        impl<$($p),*> Copy for $ty<$($p),*> {})*
+    };
+}
+copy_clone!(Field<M, T>, EmbedField<M, C>, RefField<M, T, R>, LinkField<M, C, R>);
+
+impl<M, T> std::fmt::Debug for Field<M, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Field({})", self.name)
+    }
+}
+
+/// An `#[embed(max = N)]` array or map field of model `M` of type `C`.
+pub struct EmbedField<M, C> {
+    field: Field<M, C>,
+    max: u32,
+}
+
+impl<M, C> EmbedField<M, C> {
+    /// A bounded field stored under `name` with at most `max` items.
+    pub const fn new(name: &'static str, max: u32) -> Self {
+        EmbedField {
+            field: Field::new(name),
+            max,
+        }
+    }
+    /// The stored name.
+    pub const fn name(&self) -> &'static str {
+        self.field.name
+    }
+    /// The most items the field may hold.
+    pub const fn max(&self) -> u32 {
+        self.max
+    }
+    /// The plain field, for filters.
+    pub const fn field(&self) -> Field<M, C> {
+        self.field
+    }
+}
+
+/// A `#[reference(index)]` field of model `M` holding a `T` that is the `_id`
+/// of an `R` (`R = ()` when the target type is not named).
+pub struct RefField<M, T, R> {
+    field: Field<M, T>,
+    sort: Option<(&'static str, Direction)>,
+    _target: PhantomData<fn() -> R>,
+}
+
+impl<M, T, R> RefField<M, T, R> {
+    /// A reference stored under `name`, indexed with `sort` as its second key.
+    pub const fn new(name: &'static str, sort: Option<(&'static str, Direction)>) -> Self {
+        RefField {
+            field: Field::new(name),
+            sort,
+            _target: PhantomData,
+        }
+    }
+    /// The stored name.
+    pub const fn name(&self) -> &'static str {
+        self.field.name
+    }
+    /// The sort key that makes the reference index compound, if any.
+    pub const fn sort(&self) -> Option<(&'static str, Direction)> {
+        self.sort
+    }
+    /// The plain field, for filters.
+    pub const fn field(&self) -> Field<M, T> {
+        self.field
+    }
+}
+
+/// A `#[many_to_many]` id array of model `M`, of collection type `C`, whose
+/// items are `_id`s of `R`.
+pub struct LinkField<M, C, R> {
+    field: Field<M, C>,
+    max: u32,
+    inverse: Option<fn() -> &'static str>,
+    _target: PhantomData<fn() -> R>,
+}
+
+impl<M, C, R> LinkField<M, C, R> {
+    /// An id array stored under `name` with at most `max` ids; `inverse` gives
+    /// the stored name of the array on the other side when two-sided.
+    pub const fn new(name: &'static str, max: u32, inverse: Option<fn() -> &'static str>) -> Self {
+        LinkField {
+            field: Field::new(name),
+            max,
+            inverse,
+            _target: PhantomData,
+        }
+    }
+    /// The stored name.
+    pub const fn name(&self) -> &'static str {
+        self.field.name
+    }
+    /// The most ids the array may hold.
+    pub const fn max(&self) -> u32 {
+        self.max
+    }
+    /// Whether the other side keeps the inverse array.
+    pub const fn is_two_sided(&self) -> bool {
+        self.inverse.is_some()
+    }
+    /// The stored name of the inverse array on the other side (two-sided only).
+    pub fn inverse_name(&self) -> Option<&'static str> {
+        self.inverse.map(|f| f())
+    }
+    /// The plain field, for filters.
+    pub const fn field(&self) -> Field<M, C> {
+        self.field
+    }
+}

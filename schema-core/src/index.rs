@@ -1,0 +1,139 @@
+//! Index specifications generated from a model's attributes.
+
+use std::fmt;
+use std::time::Duration;
+
+use bson::{Bson, Document};
+
+/// The direction of one index key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// Ascending (`1`).
+    Asc,
+    /// Descending (`-1`).
+    Desc,
+}
+
+impl Direction {
+    /// The value stored in the index's key document.
+    pub fn as_i32(self) -> i32 {
+        match self {
+            Direction::Asc => 1,
+            Direction::Desc => -1,
+        }
+    }
+}
+
+/// Where an index was declared, for error messages and plans.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IndexOrigin {
+    /// `#[reference(index)]` on this field (Rust name).
+    Reference(&'static str),
+    /// A `#[many_to_many]` id array (Rust name).
+    ManyToMany(&'static str),
+    /// A container-level `#[document(index(...))]`.
+    Declared,
+}
+
+/// One index as the model declares it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexSpec {
+    /// Stored field names with their directions, in order (order matters).
+    pub keys: Vec<(String, Direction)>,
+    /// The name: given explicitly, or derived from the keys as the server does.
+    pub name: String,
+    /// `unique: true`.
+    pub unique: bool,
+    /// `sparse: true`.
+    pub sparse: bool,
+    /// TTL: `expireAfterSeconds`.
+    pub expire_after: Option<Duration>,
+    /// `partialFilterExpression`.
+    pub partial_filter: Option<Document>,
+    /// Which attribute declared it.
+    pub origin: IndexOrigin,
+}
+
+impl IndexSpec {
+    /// A plain index on `keys`, named as the server would name it.
+    pub fn new(keys: Vec<(String, Direction)>, origin: IndexOrigin) -> Self {
+        let name = default_name(&keys);
+        IndexSpec {
+            keys,
+            name,
+            unique: false,
+            sparse: false,
+            expire_after: None,
+            partial_filter: None,
+            origin,
+        }
+    }
+
+    /// The key document, e.g. `{authorId: 1, at: -1}`.
+    pub fn key_document(&self) -> Document {
+        self.keys
+            .iter()
+            .map(|(k, d)| (k.clone(), Bson::Int32(d.as_i32())))
+            .collect()
+    }
+
+    /// The `createIndexes` entry for this index.
+    pub fn to_index_model(&self) -> mongodb::IndexModel {
+        let options = mongodb::options::IndexOptions::builder()
+            .name(self.name.clone())
+            .unique(self.unique.then_some(true))
+            .sparse(self.sparse.then_some(true))
+            .expire_after(self.expire_after)
+            .partial_filter_expression(self.partial_filter.clone())
+            .build();
+        mongodb::IndexModel::builder()
+            .keys(self.key_document())
+            .options(options)
+            .build()
+    }
+}
+
+impl fmt::Display for IndexSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.name, self.key_document())?;
+        if self.unique {
+            f.write_str(" unique")?;
+        }
+        if self.sparse {
+            f.write_str(" sparse")?;
+        }
+        if let Some(ttl) = self.expire_after {
+            write!(f, " expireAfterSeconds={}", ttl.as_secs())?;
+        }
+        if let Some(partial) = &self.partial_filter {
+            write!(f, " partial={partial}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The server's default index name: `authorId_1_at_-1`.
+pub fn default_name(keys: &[(String, Direction)]) -> String {
+    keys.iter()
+        .map(|(k, d)| format!("{k}_{}", d.as_i32()))
+        .collect::<Vec<_>>()
+        .join("_")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_server_convention() {
+        let spec = IndexSpec::new(
+            vec![
+                ("authorId".into(), Direction::Asc),
+                ("at".into(), Direction::Desc),
+            ],
+            IndexOrigin::Reference("author_id"),
+        );
+        assert_eq!(spec.name, "authorId_1_at_-1");
+        assert_eq!(spec.key_document(), bson::doc! { "authorId": 1, "at": -1 });
+    }
+}

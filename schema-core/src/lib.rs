@@ -1,0 +1,51 @@
+//! MongoDB data models whose rules the compiler checks.
+//!
+//! Annotate a struct with `#[derive(Document)]` and say how each
+//! relationship is stored: embedded and bounded (`#[embed(max = N)]`),
+//! referenced from the child with an index (`#[reference(index)]`), or kept as
+//! id arrays (`#[many_to_many(...)]`). An array or map with no bound does not
+//! compile. See the README for every attribute.
+#![warn(missing_docs)]
+
+pub mod bounded;
+pub mod error;
+pub mod field;
+pub mod index;
+pub mod model;
+pub mod relation;
+pub mod validator;
+
+pub use bounded::{Bounded, BoundedCollection};
+pub use error::{Error, Result};
+pub use field::{EmbedField, Field, LinkField, RefField};
+pub use index::{Direction, IndexOrigin, IndexSpec};
+pub use model::{Document, Embedded};
+pub use relation::Relation;
+pub use schema_derive::{Document, Embedded};
+pub use validator::BsonSchema;
+
+/// Everything a model file needs: `use schema_core::prelude::*;`.
+pub mod prelude {
+    pub use crate::{
+        BsonSchema, Direction, Document, EmbedField, Embedded, Field, IndexSpec, LinkField,
+        RefField, Relation,
+    };
+}
+
+/// Paths used by generated code. Not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::bounded::{assert_bounded, assert_bounded_items, Bounded, BoundedCollection};
+    pub use crate::field::{EmbedField, Field, LinkField, RefField};
+    pub use crate::index::{Direction, IndexOrigin, IndexSpec};
+    pub use crate::model::{Document, Embedded};
+    pub use crate::relation::Relation;
+    pub use crate::validator::{object_schema, with_max_items, BsonSchema, Property};
+    pub use bson;
+    pub use core::{
+        option::Option::{self, None, Some},
+        result::Result,
+        time::Duration,
+    };
+    pub use std::{string::String, vec, vec::Vec};
+}

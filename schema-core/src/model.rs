@@ -1,0 +1,99 @@
+//! The traits a model implements: [`Document`] for a root document stored in
+//! its own collection, [`Embedded`] for a sub-document stored inside one.
+//! `#[derive(Document)]` and `#[derive(Embedded)]` implement them.
+
+use std::fmt::Debug;
+
+use bson::Document as BsonDocument;
+use serde::{de::DeserializeOwned, Serialize};
+
+use crate::bounded::Bounded;
+use crate::index::IndexSpec;
+use crate::relation::Relation;
+use crate::validator::{validator, BsonSchema};
+
+/// A root document: a Rust type stored one value per document in its own collection.
+///
+/// ```
+/// use schema_core::prelude::*;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Document, Serialize, Deserialize)]
+/// #[document(collection = "posts")]
+/// struct Post {
+///     #[serde(rename = "_id")]
+///     id: String,
+///     #[serde(rename = "authorId")]
+///     #[reference(index)]
+///     author_id: String,
+///     #[embed(max = 10)]
+///     tags: Vec<String>,
+///     title: String,
+/// }
+///
+/// assert_eq!(Post::COLLECTION, "posts");
+/// assert_eq!(Post::FIELDS.author_id.name(), "authorId");
+/// assert_eq!(Post::FIELDS.tags.max(), 10);
+/// assert_eq!(Post::indexes()[0].name, "authorId_1");
+/// ```
+pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static {
+    /// The Rust type of the `_id` field.
+    type Id: Serialize
+        + DeserializeOwned
+        + Clone
+        + PartialEq
+        + Debug
+        + Send
+        + Sync
+        + Unpin
+        + 'static;
+
+    /// A struct with one typed constant per field (see [`Document::FIELDS`]).
+    type Fields: 'static;
+
+    /// The stored name of every field, as typed constants: `Post::FIELDS.author_id`
+    /// is a [`RefField`](crate::RefField) whose `name()` is `"authorId"`.
+    const FIELDS: Self::Fields;
+
+    /// The collection name from `#[document(collection = "...")]`.
+    const COLLECTION: &'static str;
+
+    /// The Rust type name, for messages.
+    const NAME: &'static str;
+
+    /// The value of `_id`.
+    fn id(&self) -> &Self::Id;
+
+    /// Every index the model declares, in declaration order.
+    fn indexes() -> Vec<IndexSpec>;
+
+    /// The relationships the model declares (references, many-to-many arrays).
+    fn relations() -> Vec<Relation>;
+
+    /// The model's object schema (`bsonType`, `required`, `properties`, `maxItems`).
+    fn json_schema() -> BsonDocument;
+
+    /// The collection validator: `{"$jsonSchema": json_schema()}`.
+    fn validator() -> BsonDocument {
+        validator(Self::json_schema())
+    }
+}
+
+/// A sub-document stored inside a [`Document`]: its own fields are checked to
+/// be bounded, and it contributes an object schema to the parent's validator.
+///
+/// ```
+/// use schema_core::prelude::*;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Embedded, Serialize, Deserialize)]
+/// struct Profile {
+///     #[serde(rename = "displayName")]
+///     display_name: String,
+///     bio: Option<String>,
+/// }
+///
+/// let schema = <Profile as BsonSchema>::bson_schema();
+/// assert_eq!(schema.get_str("bsonType").unwrap(), "object");
+/// ```
+pub trait Embedded: Bounded + BsonSchema {}

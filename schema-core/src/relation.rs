@@ -1,0 +1,64 @@
+//! Relationships a model declares, as data: what setup, `verify` and the
+//! relationship helpers read.
+
+use crate::index::Direction;
+
+/// One relationship declared on a field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Relation {
+    /// `#[embed(max = N)]`: an array or map stored inside the document.
+    Embed {
+        /// Rust field name.
+        field: &'static str,
+        /// Stored field name.
+        stored: &'static str,
+        /// The most items it may hold.
+        max: u32,
+    },
+    /// `#[reference(index)]`: the `_id` of another document, held by the child.
+    Reference {
+        /// Rust field name.
+        field: &'static str,
+        /// Stored field name.
+        stored: &'static str,
+        /// The target's collection, when the target type is named.
+        target: Option<&'static str>,
+        /// The sort key of the compound index, if any.
+        sort: Option<(&'static str, Direction)>,
+    },
+    /// `#[many_to_many(...)]`: an array of `_id`s of another model.
+    ManyToMany {
+        /// Rust field name.
+        field: &'static str,
+        /// Stored field name.
+        stored: &'static str,
+        /// The target's collection.
+        target: &'static str,
+        /// Stored name of the inverse array on the target (two-sided only).
+        inverse: Option<&'static str>,
+        /// The most ids the array may hold.
+        max: u32,
+    },
+}
+
+impl Relation {
+    /// The Rust name of the field that declares it.
+    pub fn field(&self) -> &'static str {
+        match self {
+            Relation::Embed { field, .. }
+            | Relation::Reference { field, .. }
+            | Relation::ManyToMany { field, .. } => field,
+        }
+    }
+
+    /// Whether writing it needs a multi-document transaction.
+    pub fn needs_transaction(&self) -> bool {
+        matches!(
+            self,
+            Relation::ManyToMany {
+                inverse: Some(_),
+                ..
+            }
+        )
+    }
+}
