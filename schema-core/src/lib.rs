@@ -12,7 +12,12 @@ pub mod error;
 pub mod field;
 pub mod index;
 pub mod model;
+pub mod plan;
 pub mod relation;
+pub mod schema;
+pub mod server;
+pub mod setup;
+pub mod txn;
 pub mod validator;
 
 pub use bounded::{Bounded, BoundedCollection};
@@ -20,15 +25,18 @@ pub use error::{Error, Result};
 pub use field::{EmbedField, Field, LinkField, RefField};
 pub use index::{Direction, IndexOrigin, IndexSpec};
 pub use model::{Document, Embedded};
+pub use plan::{Action, Plan};
 pub use relation::Relation;
+pub use schema::{ModelInfo, Schema};
 pub use schema_derive::{Document, Embedded};
+pub use setup::{SyncOptions, SyncReport};
 pub use validator::BsonSchema;
 
 /// Everything a model file needs: `use schema_core::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        BsonSchema, Direction, Document, EmbedField, Embedded, Field, IndexSpec, LinkField,
-        RefField, Relation,
+        BsonSchema, Direction, Document, EmbedField, Embedded, Field, IndexSpec, LinkField, Plan,
+        RefField, Relation, Schema, SyncOptions,
     };
 }
 

@@ -1,0 +1,385 @@
+//! The plan: what setup would change on the server to make it match the
+//! models, and the drift it found. Computing a plan only reads.
+//!
+//! Index comparison is normalized so that an index setup created is never
+//! reported as drifted: key order is significant, numeric types are not
+//! (`1`, `1i64`, `1.0` are one direction), and an option left at its default
+//! (`unique: false`, `sparse: false`) equals its absence.
+
+use std::fmt;
+use std::time::Duration;
+
+use bson::{Bson, Document};
+
+use crate::index::IndexSpec;
+
+/// One index as the server reports it, normalized for comparison.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerIndex {
+    /// Its name.
+    pub name: String,
+    /// Its key document, numbers normalized.
+    pub keys: Document,
+    /// `unique`.
+    pub unique: bool,
+    /// `sparse`.
+    pub sparse: bool,
+    /// `expireAfterSeconds`.
+    pub expire_after: Option<Duration>,
+    /// `partialFilterExpression`, numbers normalized.
+    pub partial_filter: Option<Document>,
+}
+
+impl ServerIndex {
+    /// Normalizes what `listIndexes` returned.
+    pub fn from_model(model: &mongodb::IndexModel) -> Self {
+        let options = model.options.as_ref();
+        ServerIndex {
+            name: options.and_then(|o| o.name.clone()).unwrap_or_default(),
+            keys: normalize_doc(&model.keys),
+            unique: options.and_then(|o| o.unique).unwrap_or(false),
+            sparse: options.and_then(|o| o.sparse).unwrap_or(false),
+            expire_after: options.and_then(|o| o.expire_after),
+            partial_filter: options
+                .and_then(|o| o.partial_filter_expression.as_ref())
+                .map(normalize_doc),
+        }
+    }
+
+    /// Normalizes what the model declares.
+    pub fn from_spec(spec: &IndexSpec) -> Self {
+        ServerIndex {
+            name: spec.name.clone(),
+            keys: normalize_doc(&spec.key_document()),
+            unique: spec.unique,
+            sparse: spec.sparse,
+            expire_after: spec.expire_after,
+            partial_filter: spec.partial_filter.as_ref().map(normalize_doc),
+        }
+    }
+
+    /// Same keys and options (the name aside).
+    pub fn same_definition(&self, other: &ServerIndex) -> bool {
+        self.keys == other.keys
+            && self.unique == other.unique
+            && self.sparse == other.sparse
+            && self.expire_after == other.expire_after
+            && self.partial_filter == other.partial_filter
+    }
+}
+
+impl fmt::Display for ServerIndex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.name, self.keys)?;
+        if self.unique {
+            f.write_str(" unique")?;
+        }
+        if self.sparse {
+            f.write_str(" sparse")?;
+        }
+        if let Some(ttl) = self.expire_after {
+            write!(f, " expireAfterSeconds={}", ttl.as_secs())?;
+        }
+        if let Some(p) = &self.partial_filter {
+            write!(f, " partial={p}")?;
+        }
+        Ok(())
+    }
+}
+
+/// One step of a plan.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// The collection is missing: create it with its validator.
+    CreateCollection {
+        /// Collection name.
+        collection: String,
+        /// Its `$jsonSchema` validator.
+        validator: Document,
+    },
+    /// The validator differs (or is missing): `collMod` it.
+    UpdateValidator {
+        /// Collection name.
+        collection: String,
+        /// What the server has.
+        current: Option<Document>,
+        /// What the model declares.
+        wanted: Document,
+    },
+    /// A declared index is missing: create it.
+    CreateIndex {
+        /// Collection name.
+        collection: String,
+        /// The index.
+        spec: IndexSpec,
+    },
+    /// An index on the server has the declared name (or the declared keys)
+    /// but another definition. Setup refuses unless asked to replace it.
+    ConflictingIndex {
+        /// Collection name.
+        collection: String,
+        /// What the server has.
+        server: ServerIndex,
+        /// What the model declares.
+        wanted: IndexSpec,
+    },
+    /// An index on the server that no model declares. Reported; dropped only
+    /// when asked.
+    ExtraIndex {
+        /// Collection name.
+        collection: String,
+        /// The index.
+        index: ServerIndex,
+    },
+}
+
+impl Action {
+    /// The collection it concerns.
+    pub fn collection(&self) -> &str {
+        match self {
+            Action::CreateCollection { collection, .. }
+            | Action::UpdateValidator { collection, .. }
+            | Action::CreateIndex { collection, .. }
+            | Action::ConflictingIndex { collection, .. }
+            | Action::ExtraIndex { collection, .. } => collection,
+        }
+    }
+
+    /// Whether it is drift found on the server (rather than a missing piece).
+    pub fn is_drift(&self) -> bool {
+        matches!(
+            self,
+            Action::ConflictingIndex { .. } | Action::ExtraIndex { .. }
+        )
+    }
+
+    fn verb(&self) -> &'static str {
+        match self {
+            Action::CreateCollection { .. } => "create collection",
+            Action::UpdateValidator { .. } => "update validator",
+            Action::CreateIndex { .. } => "create index",
+            Action::ConflictingIndex { .. } => "drift: index differs",
+            Action::ExtraIndex { .. } => "drift: extra index",
+        }
+    }
+
+    fn detail(&self) -> String {
+        match self {
+            Action::CreateCollection { validator, .. } => {
+                format!("with validator ({} properties)", property_count(validator))
+            }
+            Action::UpdateValidator {
+                current: None,
+                wanted,
+                ..
+            } => {
+                format!(
+                    "none -> $jsonSchema ({} properties)",
+                    property_count(wanted)
+                )
+            }
+            Action::UpdateValidator {
+                current: Some(_),
+                wanted,
+                ..
+            } => {
+                format!(
+                    "changed -> $jsonSchema ({} properties)",
+                    property_count(wanted)
+                )
+            }
+            Action::CreateIndex { spec, .. } => spec.to_string(),
+            Action::ConflictingIndex { server, wanted, .. } => {
+                format!("server: {server} | model: {wanted}")
+            }
+            Action::ExtraIndex { index, .. } => {
+                format!("{index} (left alone unless dropping is asked)")
+            }
+        }
+    }
+}
+
+fn property_count(validator: &Document) -> usize {
+    validator
+        .get_document("$jsonSchema")
+        .and_then(|s| s.get_document("properties"))
+        .map_or(0, |p| p.len())
+}
+
+/// What setup would do, in order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Plan {
+    /// The steps.
+    pub actions: Vec<Action>,
+}
+
+impl Plan {
+    /// Nothing to do and no drift.
+    pub fn is_empty(&self) -> bool {
+        self.actions.is_empty()
+    }
+
+    /// The steps that are drift.
+    pub fn drift(&self) -> impl Iterator<Item = &Action> {
+        self.actions.iter().filter(|a| a.is_drift())
+    }
+}
+
+impl fmt::Display for Plan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.actions.is_empty() {
+            return writeln!(f, "in sync: nothing to do");
+        }
+        let rows: Vec<[String; 3]> = self
+            .actions
+            .iter()
+            .map(|a| [a.collection().to_owned(), a.verb().to_owned(), a.detail()])
+            .collect();
+        let header = [
+            "collection".to_owned(),
+            "action".to_owned(),
+            "detail".to_owned(),
+        ];
+        let w0 = rows
+            .iter()
+            .chain([&header])
+            .map(|r| r[0].len())
+            .max()
+            .unwrap_or(0);
+        let w1 = rows
+            .iter()
+            .chain([&header])
+            .map(|r| r[1].len())
+            .max()
+            .unwrap_or(0);
+        for row in [&header].into_iter().chain(&rows) {
+            writeln!(f, "{:w0$}  {:w1$}  {}", row[0], row[1], row[2])?;
+        }
+        Ok(())
+    }
+}
+
+/// Compares one collection's declared indexes with the server's, adding the
+/// create, conflict and extra steps to `actions`.
+pub fn diff_indexes(
+    collection: &str,
+    wanted: &[IndexSpec],
+    server: &[ServerIndex],
+    actions: &mut Vec<Action>,
+) {
+    let mut matched = vec![false; server.len()];
+    for spec in wanted {
+        let want = ServerIndex::from_spec(spec);
+        let by_name = server.iter().position(|s| s.name == want.name);
+        let by_keys = server.iter().position(|s| s.keys == want.keys);
+        match by_name.or(by_keys) {
+            Some(i) => {
+                matched[i] = true;
+                let found = &server[i];
+                if found.name != want.name || !found.same_definition(&want) {
+                    actions.push(Action::ConflictingIndex {
+                        collection: collection.to_owned(),
+                        server: found.clone(),
+                        wanted: spec.clone(),
+                    });
+                }
+            }
+            None => actions.push(Action::CreateIndex {
+                collection: collection.to_owned(),
+                spec: spec.clone(),
+            }),
+        }
+    }
+    for (index, used) in server.iter().zip(matched) {
+        if !used && index.name != "_id_" {
+            actions.push(Action::ExtraIndex {
+                collection: collection.to_owned(),
+                index: index.clone(),
+            });
+        }
+    }
+}
+
+/// Whether the server's validator equals the model's, numbers normalized.
+pub fn same_validator(server: Option<&Document>, wanted: &Document) -> bool {
+    server.is_some_and(|s| normalize_doc(s) == normalize_doc(wanted))
+}
+
+/// Turns every number into a double so `1`, `1i64` and `1.0` compare equal.
+pub fn normalize_doc(doc: &Document) -> Document {
+    doc.iter().map(|(k, v)| (k.clone(), normalize(v))).collect()
+}
+
+fn normalize(value: &Bson) -> Bson {
+    match value {
+        Bson::Int32(n) => Bson::Double(f64::from(*n)),
+        Bson::Int64(n) => Bson::Double(*n as f64),
+        Bson::Document(d) => Bson::Document(normalize_doc(d)),
+        Bson::Array(items) => Bson::Array(items.iter().map(normalize).collect()),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::{Direction, IndexOrigin};
+    use bson::doc;
+
+    fn spec() -> IndexSpec {
+        IndexSpec::new(
+            vec![
+                ("authorId".into(), Direction::Asc),
+                ("at".into(), Direction::Desc),
+            ],
+            IndexOrigin::Reference("author_id"),
+        )
+    }
+
+    fn on_server(keys: Document, name: &str) -> ServerIndex {
+        ServerIndex {
+            name: name.into(),
+            keys: normalize_doc(&keys),
+            unique: false,
+            sparse: false,
+            expire_after: None,
+            partial_filter: None,
+        }
+    }
+
+    #[test]
+    fn numeric_types_and_defaults_do_not_drift() {
+        let server = [
+            on_server(doc! { "_id": 1 }, "_id_"),
+            on_server(doc! { "authorId": 1.0, "at": -1_i64 }, "authorId_1_at_-1"),
+        ];
+        let mut actions = Vec::new();
+        diff_indexes("posts", &[spec()], &server, &mut actions);
+        assert!(actions.is_empty(), "{actions:?}");
+    }
+
+    #[test]
+    fn key_order_is_significant() {
+        let server = [on_server(
+            doc! { "at": -1, "authorId": 1 },
+            "authorId_1_at_-1",
+        )];
+        let mut actions = Vec::new();
+        diff_indexes("posts", &[spec()], &server, &mut actions);
+        assert!(matches!(actions[..], [Action::ConflictingIndex { .. }]));
+    }
+
+    #[test]
+    fn extra_and_missing_are_reported() {
+        let server = [on_server(doc! { "title": 1 }, "title_1")];
+        let mut actions = Vec::new();
+        diff_indexes("posts", &[spec()], &server, &mut actions);
+        assert!(matches!(
+            actions[..],
+            [Action::CreateIndex { .. }, Action::ExtraIndex { .. }]
+        ));
+        let plan = Plan { actions };
+        let table = plan.to_string();
+        assert!(table.contains("create index") && table.contains("drift: extra index"));
+    }
+}

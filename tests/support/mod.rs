@@ -1,0 +1,92 @@
+//! Test support: a real server (`MONGODB_URI`, or an embedded `secantusd-rs`
+//! started once per test binary on a free port with a temporary directory and
+//! stopped when the binary exits), a fresh database per test, and a client
+//! that counts the commands it sends.
+#![allow(dead_code)]
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+
+use mongodb::event::command::CommandEvent;
+use mongodb::event::EventHandler;
+use mongodb::options::ClientOptions;
+use mongodb::{Client, Database};
+
+/// The server's URI; panics with the install instructions when the server
+/// binary is missing.
+pub fn uri() -> String {
+    match schema_core::server::uri() {
+        Ok(uri) => uri,
+        Err(e) => panic!("no test server: {e}"),
+    }
+}
+
+/// A client for the test server.
+pub async fn client() -> Client {
+    Client::with_uri_str(uri())
+        .await
+        .expect("connect to the test server")
+}
+
+static NEXT_DB: AtomicU32 = AtomicU32::new(0);
+
+/// A database of its own for one test, dropped first if it exists.
+pub async fn fresh_db(client: &Client, test: &str) -> Database {
+    let name = format!(
+        "t_{}_{}_{}",
+        test,
+        std::process::id(),
+        NEXT_DB.fetch_add(1, Ordering::Relaxed)
+    );
+    let db = client.database(&name);
+    db.drop().await.expect("drop test database");
+    db
+}
+
+/// The names of the commands a client sent, in order.
+#[derive(Clone, Default)]
+pub struct CommandLog(Arc<Mutex<Vec<String>>>);
+
+impl CommandLog {
+    /// Every command name sent so far.
+    pub fn names(&self) -> Vec<String> {
+        self.0.lock().expect("command log").clone()
+    }
+    /// Forgets what was sent so far.
+    pub fn clear(&self) {
+        self.0.lock().expect("command log").clear();
+    }
+    /// The commands that are not handshakes or heartbeats.
+    pub fn operations(&self) -> Vec<String> {
+        self.names()
+            .into_iter()
+            .filter(|n| {
+                !matches!(
+                    n.as_str(),
+                    "hello"
+                        | "isMaster"
+                        | "ismaster"
+                        | "saslStart"
+                        | "saslContinue"
+                        | "endSessions"
+                )
+            })
+            .collect()
+    }
+}
+
+/// A client whose commands are recorded.
+pub async fn counting_client() -> (Client, CommandLog) {
+    let log = CommandLog::default();
+    let mut options = ClientOptions::parse(uri()).await.expect("parse uri");
+    let sink = log.clone();
+    options.command_event_handler = Some(EventHandler::callback(move |ev: CommandEvent| {
+        if let CommandEvent::Started(started) = ev {
+            sink.0
+                .lock()
+                .expect("command log")
+                .push(started.command_name.clone());
+        }
+    }));
+    (Client::with_options(options).expect("client"), log)
+}
