@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The demo: every seed scenario against a real server, with the figures printed.
+# Installs the test server if missing and starts it on a free port with a
+# temporary directory, unless MONGODB_URI is set: then it uses that server and
+# leaves the data in place (each example prints its database name).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+EXAMPLES="${EXAMPLES:-blog school chat orders catalog}"
+
+cargo build --release --quiet --examples
+
+if [ -z "${MONGODB_URI:-}" ]; then
+  scripts/install-server.sh
+  BIN="${SECANTUSD:-${CARGO_HOME:-$HOME/.cargo}/bin/secantusd-rs}"
+  DIR="$(mktemp -d)"
+  "$BIN" --host 127.0.0.1 --port 0 --storage-path "$DIR/data" --cache-size 256M \
+    --enable-test-commands >"$DIR/out" 2>"$DIR/log" &
+  PID=$!
+  trap 'kill $PID 2>/dev/null; wait $PID 2>/dev/null; rm -rf "$DIR"' EXIT
+  for _ in $(seq 1 300); do
+    grep -q "listening on" "$DIR/out" 2>/dev/null && break
+    kill -0 $PID 2>/dev/null || { cat "$DIR/log"; echo "server did not start"; exit 1; }
+    sleep 0.1
+  done
+  ADDR="$(sed -n 's/.*listening on //p' "$DIR/out" | head -1)"
+  export MONGODB_URI="mongodb://$ADDR/?directConnection=true"
+  echo "demo server: secantusd-rs on $ADDR (temporary data)"
+else
+  echo "demo server: MONGODB_URI (data is left in place)"
+fi
+
+for example in $EXAMPLES; do
+  echo
+  echo "=================== example: $example ==================="
+  cargo run --release --quiet --example "$example"
+done
+echo
+echo "demo finished: every example ran"
