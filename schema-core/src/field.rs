@@ -77,10 +77,22 @@ impl<M, T> std::fmt::Debug for Field<M, T> {
     }
 }
 
+/// Which items an `#[embed(max = N, keep = "...")]` array keeps embedded
+/// when it is full (the subset pattern: the rest live in a `history` collection).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Keep {
+    /// `keep = "newest"`: the newest `max` items; older ones leave the array.
+    Newest,
+    /// `keep = "oldest"`: the first `max` items; later ones are not embedded.
+    Oldest,
+}
+
 /// An `#[embed(max = N)]` array or map field of model `M` of type `C`.
 pub struct EmbedField<M, C> {
     field: Field<M, C>,
     max: u32,
+    keep: Option<Keep>,
+    history: Option<fn() -> &'static str>,
 }
 
 impl<M, C> EmbedField<M, C> {
@@ -89,7 +101,24 @@ impl<M, C> EmbedField<M, C> {
         EmbedField {
             field: Field::new(name),
             max,
+            keep: None,
+            history: None,
         }
+    }
+    /// The subset pattern: which items stay embedded, and the collection
+    /// (given as a fn returning its name) that holds the full history.
+    pub const fn with_subset(mut self, keep: Keep, history: Option<fn() -> &'static str>) -> Self {
+        self.keep = Some(keep);
+        self.history = history;
+        self
+    }
+    /// `keep = "..."`, when the field uses the subset pattern.
+    pub const fn keep(&self) -> Option<Keep> {
+        self.keep
+    }
+    /// The collection of the `history = Model` that holds every item, if any.
+    pub fn history_collection(&self) -> Option<&'static str> {
+        self.history.map(|f| f())
     }
     /// The stored name.
     pub const fn name(&self) -> &'static str {

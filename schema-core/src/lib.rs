@@ -22,7 +22,7 @@ pub mod validator;
 
 pub use bounded::{Bounded, BoundedCollection};
 pub use error::{Error, Result};
-pub use field::{EmbedField, Field, LinkField, RefField};
+pub use field::{EmbedField, Field, Keep, LinkField, RefField};
 pub use index::{Direction, IndexOrigin, IndexSpec};
 pub use model::{Document, Embedded};
 pub use plan::{Action, Plan};
@@ -31,6 +31,10 @@ pub use schema::{ModelInfo, Schema};
 pub use schema_derive::{Document, Embedded};
 pub use setup::{SyncOptions, SyncReport};
 pub use validator::BsonSchema;
+
+/// The most ids a `#[many_to_many(...)]` array may hold when its `max` is not
+/// given: `#[many_to_many(one_sided, to = Course)]` is bounded at 1000 ids.
+pub const DEFAULT_LINK_MAX: u32 = 1000;
 
 /// Everything a model file needs: `use schema_core::prelude::*;`.
 pub mod prelude {
@@ -44,11 +48,12 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::bounded::{assert_bounded, assert_bounded_items, Bounded, BoundedCollection};
-    pub use crate::field::{EmbedField, Field, LinkField, RefField};
+    pub use crate::field::{EmbedField, Field, Keep, LinkField, RefField};
     pub use crate::index::{Direction, IndexOrigin, IndexSpec};
     pub use crate::model::{Document, Embedded};
     pub use crate::relation::Relation;
     pub use crate::validator::{object_schema, with_max_items, BsonSchema, Property};
+    pub use crate::DEFAULT_LINK_MAX;
     pub use bson;
     pub use core::{
         option::Option::{self, None, Some},
