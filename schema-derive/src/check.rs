@@ -1,0 +1,403 @@
+//! Rules that look at more than one attribute or field at a time. One
+//! function per rule; each reports to the [`Ctxt`] and goes on, so that every
+//! broken rule shows up in the same build.
+
+use std::collections::HashMap;
+
+use syn::ext::IdentExt;
+
+use crate::ast::{key_text, Data, Derive, Field, Input, Origin};
+use crate::attr::{FieldKind, KeyName, EMBED, MANY_TO_MANY, REFERENCE};
+use crate::ctxt::Ctxt;
+use crate::suggest;
+use crate::ty::{self, Growable};
+
+pub fn check(cx: &Ctxt, input: &Input) {
+    document_is_a_struct_with_named_fields(cx, input);
+    document_has_a_collection(cx, input);
+    document_has_an_id(cx, input);
+    document_is_not_generic(cx, input);
+    flatten_is_not_supported(cx, input);
+    document_is_not_transparent(cx, input);
+    arrays_and_maps_are_bounded(cx, input);
+    embed_is_on_an_array_or_map(cx, input);
+    many_to_many_is_on_an_array(cx, input);
+    reference_holds_one_id(cx, input);
+    links_are_on_documents(cx, input);
+    attributes_are_on_stored_fields(cx, input);
+    reference_sort_is_a_field(cx, input);
+    index_keys_are_fields(cx, input);
+    ttl_index_has_one_key(cx, input);
+    indexes_are_distinct(cx, input);
+    id_is_not_indexed_again(cx, input);
+    stored_names_are_distinct(cx, input);
+}
+
+/// A root document is stored as one BSON object whose keys are its fields:
+/// an enum, a tuple struct or a unit struct has no such shape.
+fn document_is_a_struct_with_named_fields(cx: &Ctxt, input: &Input) {
+    let what = match (&input.original.data, &input.data) {
+        (syn::Data::Union(_), _) => {
+            cx.error_spanned_by(
+                input.ident,
+                format!(
+                    "`#[derive({})]` does not support unions",
+                    input.derive.name()
+                ),
+            );
+            return;
+        }
+        _ if input.derive == Derive::Embedded => return,
+        (_, Data::Struct(_)) => return,
+        (_, Data::Enum(_)) => "an enum",
+        (_, Data::Tuple(_)) => "a tuple struct",
+        (_, Data::Unit) => "a unit struct",
+    };
+    cx.error_spanned_by(
+        input.ident,
+        format!(
+            "`#[derive(Document)]` needs a struct with named fields, not {what}: a root document is stored as one object with named keys (use `#[derive(Embedded)]` to store {what} inside a document)"
+        ),
+    );
+}
+
+/// Every root document names its collection.
+fn document_has_a_collection(cx: &Ctxt, input: &Input) {
+    if input.derive == Derive::Document && input.attrs.collection.is_none() {
+        cx.error_spanned_by(
+            input.ident,
+            "`#[derive(Document)]` needs `#[document(collection = \"...\")]`: the collection the model is stored in",
+        );
+    }
+}
+
+/// Every stored document has an `_id`; the model must say which field holds it.
+fn document_has_an_id(cx: &Ctxt, input: &Input) {
+    if input.derive == Derive::Document
+        && matches!(input.data, Data::Struct(_))
+        && input.id_field().is_none()
+    {
+        cx.error_spanned_by(
+            input.ident,
+            "a document needs an `_id` field: add `#[serde(rename = \"_id\")] id: ...`",
+        );
+    }
+}
+
+/// A collection holds one concrete type.
+fn document_is_not_generic(cx: &Ctxt, input: &Input) {
+    let generics = &input.original.generics;
+    if input.derive == Derive::Document && !generics.params.is_empty() {
+        cx.error_spanned_by(
+            generics,
+            "`#[derive(Document)]` does not support generic parameters: a collection stores one concrete type",
+        );
+    }
+}
+
+/// A flattened field's keys are not known to the derive, so neither its
+/// stored names nor its bound could be checked.
+fn flatten_is_not_supported(cx: &Ctxt, input: &Input) {
+    for field in input.all_fields() {
+        if let Some(span) = field.serde.flatten {
+            cx.error_at(
+                span,
+                format!(
+                    "`#[serde(flatten)]` is not supported by `#[derive({})]`: list the fields here, or keep them in a sub-document field whose type derives `Embedded`",
+                    input.derive.name()
+                ),
+            );
+        }
+    }
+}
+
+/// A transparent struct is stored as its one field, not as a document.
+fn document_is_not_transparent(cx: &Ctxt, input: &Input) {
+    if let (Derive::Document, Some(span)) = (input.derive, input.serde.transparent) {
+        cx.error_at(
+            span,
+            "`#[serde(transparent)]` is not supported by `#[derive(Document)]`: a root document is stored as an object",
+        );
+    }
+}
+
+/// The rule: an array or map with no `#[embed(max = N)]` may grow until the
+/// document hits 16 MiB. Obvious cases are named here; the trait bound in the
+/// generated code catches the rest (aliases, nested sub-documents).
+fn arrays_and_maps_are_bounded(cx: &Ctxt, input: &Input) {
+    for field in input.all_fields() {
+        if !field.is_stored() || !matches!(field.kind, FieldKind::Plain) {
+            continue;
+        }
+        if let Some(kind) = ty::growable(field.ty) {
+            cx.error_spanned_by(
+                field.ty,
+                format!(
+                    "unbounded {} `{}`: add `#[embed(max = N)]`, or store the children in their own collection and point at the parent with `#[reference(index)]`",
+                    kind.noun(),
+                    field.label
+                ),
+            );
+        }
+    }
+}
+
+/// `#[embed(max = N)]` bounds an array or map; on a single value it means nothing.
+fn embed_is_on_an_array_or_map(cx: &Ctxt, input: &Input) {
+    for field in input.all_fields() {
+        if let FieldKind::Embed(embed) = &field.kind {
+            if embed.unbounded.is_some() {
+                continue;
+            }
+            if let Some(scalar) = ty::scalar_name(field.ty) {
+                cx.error_at(
+                    embed.span,
+                    format!(
+                        "`#[embed]` needs an array or map field; `{}` is a `{scalar}`",
+                        field.label
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// A many-to-many link is an array of ids.
+fn many_to_many_is_on_an_array(cx: &Ctxt, input: &Input) {
+    for field in input.all_fields() {
+        if let FieldKind::ManyToMany(link) = &field.kind {
+            let found = match (ty::scalar_name(field.ty), ty::growable(field.ty)) {
+                (Some(scalar), _) => format!("a `{scalar}`"),
+                (_, Some(Growable::Map)) => "a map".to_owned(),
+                _ => continue,
+            };
+            cx.error_at(
+                link.span,
+                format!(
+                    "`#[many_to_many]` needs an array of ids such as `Vec<ObjectId>`; `{}` is {found}",
+                    field.label
+                ),
+            );
+        }
+    }
+}
+
+/// A reference is one id held by the child; an array of ids is a
+/// many-to-many link with its own bound.
+fn reference_holds_one_id(cx: &Ctxt, input: &Input) {
+    for field in input.all_fields() {
+        if let FieldKind::Reference(reference) = &field.kind {
+            if ty::is_list(field.ty) || ty::growable(field.ty).is_some() {
+                cx.error_at(
+                    reference.span,
+                    "`#[reference]` holds one id; for an array of ids use `#[many_to_many(...)]`",
+                );
+            }
+        }
+    }
+}
+
+/// References and many-to-many links create indexes and relations on a
+/// collection, so they belong to root documents.
+fn links_are_on_documents(cx: &Ctxt, input: &Input) {
+    if input.derive == Derive::Document {
+        return;
+    }
+    for field in input.all_fields() {
+        let (name, span) = match &field.kind {
+            FieldKind::Reference(r) => (REFERENCE, r.span),
+            FieldKind::ManyToMany(l) => (MANY_TO_MANY, l.span),
+            _ => continue,
+        };
+        cx.error_at(
+            span,
+            format!(
+                "`#[{name}]` is only supported on `#[derive(Document)]` fields: its index lives on the root document's collection"
+            ),
+        );
+    }
+}
+
+/// An attribute on a field serde never writes would describe nothing.
+fn attributes_are_on_stored_fields(cx: &Ctxt, input: &Input) {
+    for field in input.all_fields() {
+        if field.is_stored() {
+            continue;
+        }
+        let (name, span) = match &field.kind {
+            FieldKind::Plain => continue,
+            FieldKind::Embed(e) => (EMBED, e.span),
+            FieldKind::Reference(r) => (REFERENCE, r.span),
+            FieldKind::ManyToMany(l) => (MANY_TO_MANY, l.span),
+        };
+        cx.error_at(
+            span,
+            format!(
+                "`#[{name}]` on `{}`, which serde skips: it is never stored; remove one of them",
+                field.label
+            ),
+        );
+    }
+}
+
+/// Reports a key that names no stored field of the struct; `true` when it does.
+fn check_field_key(cx: &Ctxt, input: &Input, key: &KeyName) -> bool {
+    let KeyName::Field(ident) = key else {
+        return true;
+    };
+    let name = ident.unraw().to_string();
+    match input.field_named(&name) {
+        Some(field) if field.is_stored() => true,
+        Some(_) => {
+            cx.error_spanned_by(
+                ident,
+                format!("`{name}` is not stored (serde skips it), so it cannot be indexed"),
+            );
+            false
+        }
+        None => {
+            let names: Vec<&str> = input
+                .struct_fields()
+                .iter()
+                .map(|f| f.name.as_str())
+                .collect();
+            let hint = match suggest::closest(&name, names.iter().copied()) {
+                Some(close) => format!("; did you mean `{close}`?"),
+                None => String::new(),
+            };
+            cx.error_spanned_by(
+                ident,
+                format!("no field `{name}` on `{}`{hint}", input.ident),
+            );
+            false
+        }
+    }
+}
+
+/// `sort(at = desc)` names another field of the same struct.
+fn reference_sort_is_a_field(cx: &Ctxt, input: &Input) {
+    for field in input.struct_fields() {
+        let FieldKind::Reference(reference) = &field.kind else {
+            continue;
+        };
+        let Some(sort) = &reference.sort else {
+            continue;
+        };
+        if !check_field_key(cx, input, &sort.name) {
+            continue;
+        }
+        if input.stored_key(&sort.name) == field.stored {
+            cx.error_at(
+                sort.name.span(),
+                "`sort` must name another field: the reference is already the first key",
+            );
+        }
+    }
+}
+
+/// Index keys and partial filter keys name fields that exist and are stored.
+fn index_keys_are_fields(cx: &Ctxt, input: &Input) {
+    for index in &input.attrs.indexes {
+        let mut seen = HashMap::new();
+        for key in &index.keys {
+            if check_field_key(cx, input, &key.name) {
+                let stored = input.stored_key(&key.name);
+                if seen.insert(stored.clone(), ()).is_some() {
+                    cx.error_at(
+                        key.name.span(),
+                        format!("`{stored}` appears twice in this index"),
+                    );
+                }
+            }
+        }
+        for cond in &index.partial {
+            check_field_key(cx, input, &cond.key);
+        }
+    }
+}
+
+/// The server expires documents by one date field: a TTL index has one key.
+fn ttl_index_has_one_key(cx: &Ctxt, input: &Input) {
+    for index in &input.attrs.indexes {
+        if let Some((_, span)) = index.expire_after {
+            if index.keys.len() > 1 {
+                cx.error_at(
+                    span,
+                    format!(
+                        "`expire_after` needs exactly one key: a TTL index cannot be compound (this one has {})",
+                        index.keys.len()
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Two indexes on the same keys (or with the same name) cannot both exist on
+/// the server; the second is reported, naming the first.
+fn indexes_are_distinct(cx: &Ctxt, input: &Input) {
+    let indexes = input.indexes();
+    let mut by_keys: HashMap<String, &Origin> = HashMap::new();
+    let mut by_name: HashMap<&str, &Origin> = HashMap::new();
+    for index in &indexes {
+        let keys = key_text(&index.keys);
+        if let Some(first) = by_keys.get(&keys) {
+            cx.error_at(
+                index.span,
+                format!(
+                    "two indexes on the same keys {keys}: {} here and {} before it; keep one (options such as `unique` go on the one you keep)",
+                    index.origin.describe(),
+                    first.describe()
+                ),
+            );
+            continue;
+        }
+        by_keys.insert(keys, &index.origin);
+        if let Some(first) = by_name.get(index.name.as_str()) {
+            cx.error_at(
+                index.name_span.unwrap_or(index.span),
+                format!(
+                    "two indexes named `{}`: {} here and {} before it; give one another `name`",
+                    index.name,
+                    index.origin.describe(),
+                    first.describe()
+                ),
+            );
+            continue;
+        }
+        by_name.insert(&index.name, &index.origin);
+    }
+}
+
+/// The server always keeps a unique index on `_id`.
+fn id_is_not_indexed_again(cx: &Ctxt, input: &Input) {
+    if input.derive != Derive::Document {
+        return;
+    }
+    for index in input.indexes() {
+        if index.keys.len() == 1 && index.keys[0].0 == "_id" && index.partial.is_empty() {
+            cx.error_at(
+                index.span,
+                "the server already indexes `_id` (unique); remove this index",
+            );
+        }
+    }
+}
+
+/// Two fields stored under one name would write the same key twice.
+fn stored_names_are_distinct(cx: &Ctxt, input: &Input) {
+    let mut seen: HashMap<&str, &Field> = HashMap::new();
+    for field in input.struct_fields().iter().filter(|f| f.is_stored()) {
+        if let Some(first) = seen.get(field.stored.as_str()) {
+            cx.error_at(
+                field.span(),
+                format!(
+                    "`{}` and `{}` are both stored as `{}`",
+                    first.name, field.name, field.stored
+                ),
+            );
+        } else {
+            seen.insert(&field.stored, field);
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! `#[derive(Embedded)]`: `impl Bounded`, `impl BsonSchema` and
+//! `impl Embedded` for a sub-document (a struct or an enum).
+//!
+//! The schema of an enum follows its serde representation:
+//! - only unit variants, externally tagged: `{"enum": [variant names]}`;
+//! - internally or adjacently tagged (`#[serde(tag = "...")]`):
+//!   `{"bsonType": "object", "required": [tag], "properties": {tag: {"enum": [names]}}}`;
+//! - anything else (data-carrying external or untagged variants): `{}`, no
+//!   constraint. Every variant's fields are still checked to be bounded.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{parse_quote, Generics};
+
+use super::{bounded, private, validator};
+use crate::ast::{Data, Derive, Input, Style, Variant};
+
+pub fn expand(input: &Input) -> TokenStream {
+    let p = private(input);
+    let ident = input.ident;
+    let generics = bounded_generics(input);
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let (schema, optional) = schema(input);
+    let checks = bounded::expand(input);
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #p::Bounded for #ident #ty_generics #where_clause {}
+
+        #[automatically_derived]
+        impl #impl_generics #p::BsonSchema for #ident #ty_generics #where_clause {
+            fn bson_schema() -> #p::bson::Document {
+                #schema
+            }
+
+            fn optional() -> bool {
+                #optional
+            }
+        }
+
+        #[automatically_derived]
+        impl #impl_generics #p::Embedded for #ident #ty_generics #where_clause {}
+
+        #checks
+    }
+}
+
+/// The container's generics, each type parameter bounded by `Bounded +
+/// BsonSchema` (for `#[derive(Embedded)]`).
+pub fn bounded_generics(input: &Input) -> Generics {
+    let mut generics = input.original.generics.clone();
+    if input.derive == Derive::Embedded {
+        let p = private(input);
+        let params: Vec<_> = generics.type_params().map(|t| t.ident.clone()).collect();
+        let where_clause = generics.make_where_clause();
+        for param in params {
+            where_clause
+                .predicates
+                .push(parse_quote!(#param: #p::Bounded + #p::BsonSchema));
+        }
+    }
+    generics
+}
+
+/// The `bson_schema()` body and the `optional()` body.
+fn schema(input: &Input) -> (TokenStream, TokenStream) {
+    let p = private(input);
+    let no = quote!(false);
+    match &input.data {
+        Data::Struct(fields) => {
+            let stored: Vec<_> = fields.iter().filter(|f| f.is_stored()).collect();
+            match (input.serde.transparent, stored.as_slice()) {
+                // Stored as its one field.
+                (Some(_), [only]) => delegate(input, only),
+                _ => (validator::object(input, fields), no),
+            }
+        }
+        Data::Tuple(fields) => match fields.as_slice() {
+            // A newtype is stored as its field.
+            [only] => delegate(input, only),
+            _ => {
+                let len = fields.len() as i64;
+                (
+                    quote! {{
+                        let mut schema = #p::bson::Document::new();
+                        schema.insert("bsonType", "array");
+                        schema.insert("minItems", #len);
+                        schema.insert("maxItems", #len);
+                        schema
+                    }},
+                    no,
+                )
+            }
+        },
+        Data::Unit => (
+            quote! {{
+                let mut schema = #p::bson::Document::new();
+                schema.insert("bsonType", "null");
+                schema
+            }},
+            no,
+        ),
+        Data::Enum(variants) => (enum_schema(input, variants), no),
+    }
+}
+
+fn delegate(input: &Input, field: &crate::ast::Field) -> (TokenStream, TokenStream) {
+    let p = private(input);
+    let ty = field.ty;
+    (
+        validator::schema(input, field),
+        quote!(<#ty as #p::BsonSchema>::optional()),
+    )
+}
+
+fn enum_schema(input: &Input, variants: &[Variant]) -> TokenStream {
+    let p = private(input);
+    let names: Vec<&str> = variants
+        .iter()
+        .filter(|v| !v.skip)
+        .map(|v| v.stored.as_str())
+        .collect();
+    let all_unit = variants.iter().all(|v| v.style == Style::Unit);
+    let serde = &input.serde;
+    if let (Some(tag), false) = (&serde.tag, serde.untagged) {
+        return quote! {{
+            let mut tag = #p::bson::Document::new();
+            tag.insert("enum", #p::vec![#(#p::bson::Bson::String(#p::String::from(#names))),*]);
+            let mut properties = #p::bson::Document::new();
+            properties.insert(#tag, tag);
+            let mut schema = #p::bson::Document::new();
+            schema.insert("bsonType", "object");
+            schema.insert("required", #p::vec![#p::bson::Bson::String(#p::String::from(#tag))]);
+            schema.insert("properties", properties);
+            schema
+        }};
+    }
+    if all_unit && !serde.untagged {
+        return quote! {{
+            let mut schema = #p::bson::Document::new();
+            schema.insert("enum", #p::vec![#(#p::bson::Bson::String(#p::String::from(#names))),*]);
+            schema
+        }};
+    }
+    quote!(#p::bson::Document::new())
+}

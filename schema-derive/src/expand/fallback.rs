@@ -1,0 +1,103 @@
+//! What is emitted next to the errors: impls with dummy bodies, so that code
+//! using the model does not fail with a cascade of "trait not implemented"
+//! errors on top of the real ones.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::ext::IdentExt;
+
+use super::{embedded, fields, private};
+use crate::ast::{Data, Derive, Input};
+
+pub fn expand(input: &Input) -> TokenStream {
+    match input.derive {
+        Derive::Document => document(input),
+        Derive::Embedded => embedded_impls(input),
+    }
+}
+
+fn document(input: &Input) -> TokenStream {
+    // A generic document is rejected outright; there is no one type to implement.
+    if !input.original.generics.params.is_empty()
+        || matches!(input.original.data, syn::Data::Union(_))
+    {
+        return TokenStream::new();
+    }
+    let p = private(input);
+    let ident = input.ident;
+    let name = ident.unraw().to_string();
+    let collection = input
+        .attrs
+        .collection
+        .as_ref()
+        .map(|lit| lit.value())
+        .unwrap_or_default();
+    let (fields_def, fields_ty, fields_value) = match &input.data {
+        Data::Struct(_) => {
+            let fields = fields::expand(input);
+            let ident = fields.ident;
+            (fields.definition, quote!(#ident), fields.value)
+        }
+        _ => (TokenStream::new(), quote!(()), quote!(())),
+    };
+    let (id_ty, id_body) = match input.id_field() {
+        Some(id) => {
+            let ty = id.ty;
+            let member = &id.member;
+            (quote!(#ty), quote!(&self.#member))
+        }
+        None => (quote!(()), quote!(&())),
+    };
+    quote! {
+        #fields_def
+
+        #[automatically_derived]
+        impl #p::Document for #ident {
+            type Id = #id_ty;
+            type Fields = #fields_ty;
+            const FIELDS: #fields_ty = #fields_value;
+            const COLLECTION: &'static str = #collection;
+            const NAME: &'static str = #name;
+
+            fn id(&self) -> &#id_ty {
+                #id_body
+            }
+
+            fn indexes() -> #p::Vec<#p::IndexSpec> {
+                #p::Vec::new()
+            }
+
+            fn relations() -> #p::Vec<#p::Relation> {
+                #p::Vec::new()
+            }
+
+            fn json_schema() -> #p::bson::Document {
+                #p::bson::Document::new()
+            }
+        }
+    }
+}
+
+fn embedded_impls(input: &Input) -> TokenStream {
+    if matches!(input.original.data, syn::Data::Union(_)) {
+        return TokenStream::new();
+    }
+    let p = private(input);
+    let ident = input.ident;
+    let generics = embedded::bounded_generics(input);
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics #p::Bounded for #ident #ty_generics #where_clause {}
+
+        #[automatically_derived]
+        impl #impl_generics #p::BsonSchema for #ident #ty_generics #where_clause {
+            fn bson_schema() -> #p::bson::Document {
+                #p::bson::Document::new()
+            }
+        }
+
+        #[automatically_derived]
+        impl #impl_generics #p::Embedded for #ident #ty_generics #where_clause {}
+    }
+}

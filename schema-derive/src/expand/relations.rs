@@ -1,0 +1,79 @@
+//! `Document::relations()`: one entry per `#[embed(max = N)]`,
+//! `#[reference]` and `#[many_to_many]` field, in field order.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::fields::direction;
+use super::{model_type, private};
+use crate::ast::Input;
+use crate::attr::FieldKind;
+
+pub fn expand(input: &Input) -> TokenStream {
+    let p = private(input);
+    let relations = input
+        .struct_fields()
+        .iter()
+        .filter(|f| f.is_stored())
+        .filter_map(|field| {
+            let name = &field.name;
+            let stored = &field.stored;
+            match &field.kind {
+                FieldKind::Plain => None,
+                FieldKind::Embed(embed) => {
+                    let max = embed.max?;
+                    Some(quote! {
+                        #p::Relation::Embed { field: #name, stored: #stored, max: #max }
+                    })
+                }
+                FieldKind::Reference(reference) => {
+                    let target = match &reference.to {
+                        Some(to) => {
+                            let to = model_type(to, input);
+                            quote!(#p::Some(<#to as #p::Document>::COLLECTION))
+                        }
+                        None => quote!(#p::None),
+                    };
+                    let sort = match &reference.sort {
+                        Some(sort) => {
+                            let key = input.stored_key(&sort.name);
+                            let dir = direction(&p, sort.dir);
+                            quote!(#p::Some((#key, #dir)))
+                        }
+                        None => quote!(#p::None),
+                    };
+                    Some(quote! {
+                        #p::Relation::Reference {
+                            field: #name,
+                            stored: #stored,
+                            target: #target,
+                            sort: #sort,
+                        }
+                    })
+                }
+                FieldKind::ManyToMany(link) => {
+                    let to = model_type(link.to.as_ref()?, input);
+                    let max = match link.max {
+                        Some(max) => quote!(#max),
+                        None => quote!(#p::DEFAULT_LINK_MAX),
+                    };
+                    let inverse = match (&link.inverse, link.two_sided) {
+                        (Some(inverse), true) => {
+                            quote!(#p::Some(<#to as #p::Document>::FIELDS.#inverse.name()))
+                        }
+                        _ => quote!(#p::None),
+                    };
+                    Some(quote! {
+                        #p::Relation::ManyToMany {
+                            field: #name,
+                            stored: #stored,
+                            target: <#to as #p::Document>::COLLECTION,
+                            inverse: #inverse,
+                            max: #max,
+                        }
+                    })
+                }
+            }
+        });
+    quote!(#p::vec![#(#relations),*])
+}

@@ -1,0 +1,272 @@
+//! The derive's output for the seed models, checked without a server.
+
+mod models;
+
+use bson::{doc, Bson};
+use models::*;
+use schema_core::prelude::*;
+use schema_core::{IndexOrigin, DEFAULT_LINK_MAX};
+
+fn keys(spec: &IndexSpec) -> Vec<(&str, Direction)> {
+    spec.keys.iter().map(|(k, d)| (k.as_str(), *d)).collect()
+}
+
+fn strings(values: &[Bson]) -> Vec<&str> {
+    values.iter().filter_map(Bson::as_str).collect()
+}
+
+#[test]
+fn collections_and_names() {
+    assert_eq!(User::COLLECTION, "users");
+    assert_eq!(Post::COLLECTION, "posts");
+    assert_eq!(Student::COLLECTION, "students");
+    assert_eq!(Course::COLLECTION, "courses");
+    assert_eq!(Order::COLLECTION, "orders");
+    assert_eq!(Product::COLLECTION, "products");
+    assert_eq!(Post::NAME, "Post");
+}
+
+#[test]
+fn fields_carry_stored_names() {
+    assert_eq!(Post::FIELDS.id.name(), "_id");
+    assert_eq!(Post::FIELDS.author_id.name(), "authorId");
+    assert_eq!(Post::FIELDS.at.name(), "at");
+    assert_eq!(Post::FIELDS.tags.name(), "tags");
+    assert_eq!(Post::FIELDS.tags.max(), 10);
+    assert_eq!(Post::FIELDS.author_id.sort(), Some(("at", Direction::Desc)));
+    assert_eq!(User::FIELDS.profile.name(), "profile");
+    assert_eq!(Order::FIELDS.items.max(), 100);
+    assert_eq!(Order::FIELDS.order_number.name(), "order_number");
+    assert_eq!(Product::FIELDS.current_price.name(), "current_price");
+    let filter = Post::FIELDS.author_id.field().eq(&"user_42".to_owned());
+    assert_eq!(filter, doc! { "authorId": "user_42" });
+}
+
+#[test]
+fn id_accessor() {
+    let product = Product {
+        id: "p1".into(),
+        name: "Pen".into(),
+        current_price: 2.5,
+    };
+    assert_eq!(product.id(), "p1");
+}
+
+#[test]
+fn reference_index_is_compound_and_named_as_the_server_does() {
+    let indexes = Post::indexes();
+    assert_eq!(indexes.len(), 1);
+    assert_eq!(indexes[0].name, "authorId_1_at_-1");
+    assert_eq!(
+        keys(&indexes[0]),
+        vec![("authorId", Direction::Asc), ("at", Direction::Desc)]
+    );
+    assert_eq!(indexes[0].origin, IndexOrigin::Reference("author_id"));
+    assert!(!indexes[0].unique);
+    assert_eq!(indexes[0].key_document(), doc! { "authorId": 1, "at": -1 });
+}
+
+#[test]
+fn relations_name_their_targets() {
+    assert_eq!(
+        Post::relations(),
+        vec![
+            Relation::Reference {
+                field: "author_id",
+                stored: "authorId",
+                target: Some("users"),
+                sort: Some(("at", Direction::Desc)),
+            },
+            Relation::Embed {
+                field: "tags",
+                stored: "tags",
+                max: 10,
+            },
+        ]
+    );
+    assert_eq!(
+        Student::relations(),
+        vec![Relation::ManyToMany {
+            field: "course_ids",
+            stored: "courseIds",
+            target: "courses",
+            inverse: Some("studentIds"),
+            max: 50,
+        }]
+    );
+    assert!(Student::relations()[0].needs_transaction());
+}
+
+#[test]
+fn two_sided_links_know_their_inverse() {
+    assert_eq!(Student::FIELDS.course_ids.name(), "courseIds");
+    assert_eq!(
+        Student::FIELDS.course_ids.inverse_name(),
+        Some("studentIds")
+    );
+    assert_eq!(Course::FIELDS.student_ids.inverse_name(), Some("courseIds"));
+    assert!(Student::FIELDS.course_ids.is_two_sided());
+    assert_eq!(Student::FIELDS.course_ids.max(), 50);
+    assert_eq!(Course::FIELDS.student_ids.max(), 500);
+    assert!(DEFAULT_LINK_MAX > 500);
+
+    let indexes = Student::indexes();
+    assert_eq!(indexes.len(), 1);
+    assert_eq!(indexes[0].name, "courseIds_1");
+    assert_eq!(indexes[0].origin, IndexOrigin::ManyToMany("course_ids"));
+}
+
+#[test]
+fn container_indexes_keep_their_options() {
+    let indexes = Order::indexes();
+    let names: Vec<&str> = indexes.iter().map(|i| i.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "order_number_1",
+            "by_customer",
+            "expire_quotes",
+            "customer.email_1"
+        ]
+    );
+    assert!(indexes.iter().all(|i| i.origin == IndexOrigin::Declared));
+
+    assert!(indexes[0].unique);
+    assert_eq!(
+        keys(&indexes[1]),
+        vec![
+            ("customer_id", Direction::Asc),
+            ("placed_at", Direction::Desc)
+        ]
+    );
+    assert!(!indexes[1].unique);
+
+    let ttl = &indexes[2];
+    assert_eq!(
+        ttl.expire_after,
+        Some(std::time::Duration::from_secs(7_776_000))
+    );
+    assert_eq!(ttl.partial_filter, Some(doc! { "status": "quote" }));
+
+    let sparse = &indexes[3];
+    assert!(sparse.sparse);
+    assert_eq!(keys(sparse), vec![("customer.email", Direction::Asc)]);
+    assert_eq!(
+        sparse.partial_filter,
+        Some(doc! { "status": { "$exists": true }, "total": { "$gt": 0, "$lte": 100000 } })
+    );
+
+    let users = User::indexes();
+    assert_eq!(users.len(), 1);
+    assert_eq!(users[0].name, "email_1");
+    assert!(users[0].unique);
+    assert!(Product::indexes().is_empty());
+}
+
+#[test]
+fn validator_bounds_embedded_arrays_and_nests_sub_documents() {
+    let validator = Order::validator();
+    let schema = validator.get_document("$jsonSchema").unwrap();
+    assert_eq!(schema.get_str("bsonType").unwrap(), "object");
+    let properties = schema.get_document("properties").unwrap();
+    let items = properties.get_document("items").unwrap();
+    assert_eq!(items.get_str("bsonType").unwrap(), "array");
+    assert_eq!(items.get_i64("maxItems").unwrap(), 100);
+    let item = items.get_document("items").unwrap();
+    assert_eq!(item.get_str("bsonType").unwrap(), "object");
+    let item_properties = item.get_document("properties").unwrap();
+    assert_eq!(
+        item_properties.get_document("productId").unwrap(),
+        &doc! { "bsonType": "string" }
+    );
+    assert_eq!(
+        item_properties.get_document("unit_price").unwrap(),
+        &doc! { "bsonType": "double" }
+    );
+    assert_eq!(
+        strings(item.get_array("required").unwrap()),
+        ["productId", "name", "unit_price", "quantity"]
+    );
+    assert_eq!(
+        strings(schema.get_array("required").unwrap()),
+        [
+            "_id",
+            "order_number",
+            "status",
+            "customer_id",
+            "placed_at",
+            "total",
+            "items"
+        ]
+    );
+    assert_eq!(
+        properties.get_document("_id").unwrap(),
+        &doc! { "bsonType": "objectId" }
+    );
+}
+
+#[test]
+fn rename_all_and_optional_fields() {
+    let schema = User::json_schema();
+    let profile = schema
+        .get_document("properties")
+        .unwrap()
+        .get_document("profile")
+        .unwrap();
+    let profile_properties = profile.get_document("properties").unwrap();
+    let names: Vec<&str> = profile_properties.keys().map(String::as_str).collect();
+    assert_eq!(names, ["displayName", "bio", "joinedYear"]);
+    assert_eq!(
+        profile_properties.get_document("bio").unwrap(),
+        &doc! { "bsonType": ["string", "null"] }
+    );
+    // `bio` has `default`/`skip_serializing_if` and is an Option: not required.
+    assert_eq!(
+        strings(profile.get_array("required").unwrap()),
+        ["displayName", "joinedYear"]
+    );
+
+    let post = Post::json_schema();
+    let properties = post.get_document("properties").unwrap();
+    let names: Vec<&str> = properties.keys().map(String::as_str).collect();
+    assert_eq!(names, ["_id", "authorId", "title", "tags", "at"]);
+    assert_eq!(
+        properties.get_document("tags").unwrap(),
+        &doc! { "bsonType": "array", "items": { "bsonType": "string" }, "maxItems": 10_i64 }
+    );
+    assert_eq!(
+        properties.get_document("at").unwrap(),
+        &doc! { "bsonType": "date" }
+    );
+
+    let student = Student::json_schema();
+    let course_ids = student
+        .get_document("properties")
+        .unwrap()
+        .get_document("courseIds")
+        .unwrap();
+    assert_eq!(course_ids.get_i64("maxItems").unwrap(), 50);
+}
+
+#[test]
+fn round_trips_through_bson_with_the_stored_names() {
+    let post = Post {
+        id: "post_7".into(),
+        author_id: "user_42".into(),
+        title: "Post 7".into(),
+        tags: vec!["mongodb".into(), "modeling".into()],
+        at: bson::DateTime::from_millis(1_700_000_000_000),
+    };
+    let stored = bson::to_document(&post).unwrap();
+    let names: Vec<&str> = stored.keys().map(String::as_str).collect();
+    let schema = Post::json_schema();
+    let declared: Vec<&str> = schema
+        .get_document("properties")
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(names, declared);
+    let back: Post = bson::from_document(stored).unwrap();
+    assert_eq!(back, post);
+}
