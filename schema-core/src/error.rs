@@ -37,14 +37,73 @@ pub enum Error {
         wanted: String,
     },
     /// The schema needs multi-document transactions and the server is standalone.
-    #[error(
-        "{models:?} keep two-sided links, which need multi-document transactions, but the \
-         server is a standalone: run it as a replica set (a one-node replica set is enough)"
-    )]
+    #[error("{}", unsupported_message(models))]
     TransactionsUnsupported {
         /// The models that need them.
         models: Vec<&'static str>,
     },
+    /// A bounded embedded array has no room for what was pushed; the document
+    /// is unchanged.
+    #[error("`{collection}.{field}` of `{id}` is full: it holds at most {max} items")]
+    EmbedFull {
+        /// Collection name.
+        collection: &'static str,
+        /// The document's `_id`, as extended JSON.
+        id: String,
+        /// Stored field name.
+        field: &'static str,
+        /// The field's `max`.
+        max: u32,
+    },
+    /// One side of a many-to-many link is full; nothing was written.
+    #[error(
+        "`{collection}.{field}` of `{id}` is full: it holds at most {max} links; \
+         unlink one first, or raise the `max` of the relation"
+    )]
+    LinkFull {
+        /// Collection of the full document.
+        collection: &'static str,
+        /// Its `_id`, as extended JSON.
+        id: String,
+        /// Stored name of the full id array.
+        field: &'static str,
+        /// The array's `max`.
+        max: u32,
+    },
+    /// No document has this `_id`.
+    #[error("no document in `{collection}` has _id `{id}`")]
+    NotFound {
+        /// Collection name.
+        collection: &'static str,
+        /// The `_id` looked for, as extended JSON.
+        id: String,
+    },
+    /// A helper that rides an index found it missing on the server.
+    #[error(
+        "`{collection}` has no index `{index}`, which this query rides: run setup \
+         (`Schema::sync`) first"
+    )]
+    MissingIndex {
+        /// Collection name.
+        collection: &'static str,
+        /// The index's key document.
+        index: String,
+    },
+    /// A transaction kept failing with transient errors until its retry
+    /// policy ran out; it was aborted, so nothing it wrote is kept.
+    #[error("transaction gave up after {attempts} attempts in {elapsed:?}; last error: {last}")]
+    TransactionRetriesExhausted {
+        /// How many times the body ran (or the commit was tried).
+        attempts: u32,
+        /// Time spent, backoff included.
+        elapsed: std::time::Duration,
+        /// The last transient error.
+        last: Box<Error>,
+    },
+    /// The model's metadata is not usable by a helper (for example a two-sided
+    /// link whose other side declares no inverse array).
+    #[error("{0}")]
+    Model(String),
     /// The driver or the server reported another error.
     #[error(transparent)]
     Driver(#[from] mongodb::error::Error),
@@ -54,7 +113,15 @@ pub enum Error {
         /// The model's Rust name.
         model: &'static str,
         /// The cause.
-        source: bson::ser::Error,
+        source: Box<bson::ser::Error>,
+    },
+    /// A stored document could not be read as the model.
+    #[error("cannot read a `{model}` from a stored document: {source}")]
+    Deserialize {
+        /// The model's Rust name (or what was read).
+        model: &'static str,
+        /// The cause.
+        source: Box<bson::de::Error>,
     },
 }
 
@@ -84,12 +151,42 @@ impl Error {
         Error::Driver(err)
     }
 
+    /// Whether the driver or server attached this error label
+    /// (`TransientTransactionError`, `UnknownTransactionCommitResult`).
+    pub fn has_label(&self, label: &str) -> bool {
+        match self {
+            Error::Driver(e) => e.contains_label(label),
+            _ => false,
+        }
+    }
+
     /// The server's error code, when the server sent one.
     pub fn code(&self) -> Option<i32> {
         match self {
             Error::Driver(e) => DriverErrorExt::code(e),
+            Error::TransactionRetriesExhausted { last, .. } => last.code(),
             _ => None,
         }
+    }
+}
+
+fn unsupported_message(models: &[&'static str]) -> String {
+    let what = if models.is_empty() {
+        "this operation runs a multi-document transaction".to_owned()
+    } else {
+        format!("{models:?} keep two-sided links, which need multi-document transactions")
+    };
+    format!(
+        "{what}, but the server is a standalone: a replica set is needed (run it as a \
+         replica set; a one-node replica set is enough)"
+    )
+}
+
+/// Shows an `_id` in a message: a string as it is, anything else as extended JSON.
+pub(crate) fn id_text(id: &bson::Bson) -> String {
+    match id {
+        bson::Bson::String(s) => s.clone(),
+        other => other.clone().into_relaxed_extjson().to_string(),
     }
 }
 

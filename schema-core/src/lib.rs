@@ -8,12 +8,15 @@
 #![warn(missing_docs)]
 
 pub mod bounded;
+pub mod embed;
 pub mod error;
+pub mod explain;
 pub mod field;
 pub mod index;
 pub mod model;
 pub mod plan;
 pub mod relation;
+pub mod repo;
 pub mod schema;
 pub mod server;
 pub mod setup;
@@ -21,15 +24,22 @@ pub mod txn;
 pub mod validator;
 
 pub use bounded::{Bounded, BoundedCollection};
+pub use embed::{Embed, EmbedArray};
 pub use error::{Error, Result};
+pub use explain::{explain_find, FindShape, PlanSummary};
 pub use field::{EmbedField, Field, Keep, LinkField, RefField};
 pub use index::{Direction, IndexOrigin, IndexSpec};
 pub use model::{Document, Embedded};
 pub use plan::{Action, Plan};
-pub use relation::Relation;
+pub use relation::{
+    Asymmetry, AsymmetryKind, Children, Cursor, Links, Page, Relation, RepairReport, Through,
+    VerifyReport,
+};
+pub use repo::Repo;
 pub use schema::{ModelInfo, Schema};
 pub use schema_derive::{Document, Embedded};
 pub use setup::{SyncOptions, SyncReport};
+pub use txn::{run_in_transaction, RetryPolicy};
 pub use validator::BsonSchema;
 
 /// The most ids a `#[many_to_many(...)]` array may hold when its `max` is not
@@ -39,8 +49,9 @@ pub const DEFAULT_LINK_MAX: u32 = 1000;
 /// Everything a model file needs: `use schema_core::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        BsonSchema, Direction, Document, EmbedField, Embedded, Field, IndexSpec, LinkField, Plan,
-        RefField, Relation, Schema, SyncOptions,
+        BsonSchema, Cursor, Direction, Document, EmbedField, Embedded, Error, Field, IndexSpec,
+        LinkField, Links, Page, Plan, PlanSummary, RefField, Relation, Repo, RetryPolicy, Schema,
+        SyncOptions, Through,
     };
 }
 

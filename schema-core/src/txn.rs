@@ -1,14 +1,70 @@
-//! Transactions: the topology check, and (with the relationship helpers) the
-//! runner that retries on transient errors.
+//! Transactions: the topology check, and the runner that retries on
+//! transient errors.
+//!
+//! [`run_in_transaction`] starts a session, runs a body inside a
+//! multi-document transaction and commits it. It retries the whole body when
+//! the server labels an error `TransientTransactionError` (a write conflict,
+//! a failover) and retries the commit alone on `UnknownTransactionCommitResult`,
+//! within a [`RetryPolicy`]: a number of attempts and a deadline, then
+//! [`Error::TransactionRetriesExhausted`]. Any other error aborts the
+//! transaction and is returned as it is, so nothing the body wrote is kept.
+//!
+//! The body is a closure called once per attempt with the session and a
+//! context value, as the driver's `and_run` does, so it can borrow what it
+//! needs without cloning:
+//!
+//! ```no_run
+//! # async fn demo(client: mongodb::Client) -> schema_core::Result<()> {
+//! use bson::{doc, Document};
+//! use schema_core::txn::{run_in_transaction, RetryPolicy};
+//!
+//! let db = client.database("school");
+//! let students = db.collection::<Document>("students");
+//! let courses = db.collection::<Document>("courses");
+//! run_in_transaction(&client, &RetryPolicy::default(), (&students, &courses), |s, (students, courses)| {
+//!     Box::pin(async move {
+//!         students
+//!             .update_one(doc! { "_id": "s1" }, doc! { "$addToSet": { "courseIds": "c1" } })
+//!             .session(&mut *s)
+//!             .await?;
+//!         courses
+//!             .update_one(doc! { "_id": "c1" }, doc! { "$addToSet": { "studentIds": "s1" } })
+//!             .session(&mut *s)
+//!             .await?;
+//!         Ok(())
+//!     })
+//! })
+//! .await
+//! # }
+//! ```
+
+use std::time::{Duration, Instant};
 
 use bson::doc;
-use mongodb::Client;
+use futures_util::future::BoxFuture;
+use mongodb::{Client, ClientSession};
 
 use crate::error::{Error, Result};
+
+/// The label the server puts on errors after which the whole transaction may be retried.
+pub const TRANSIENT_TRANSACTION_ERROR: &str = "TransientTransactionError";
+/// The label on a commit whose outcome is unknown: the commit may be retried.
+pub const UNKNOWN_TRANSACTION_COMMIT_RESULT: &str = "UnknownTransactionCommitResult";
 
 /// Fails with [`Error::TransactionsUnsupported`] when the server is a
 /// standalone (no replica set name, not a mongos): one `hello` round trip.
 pub async fn require_transactions(client: &Client, models: &[&'static str]) -> Result<()> {
+    if supports_transactions(client).await? {
+        Ok(())
+    } else {
+        Err(Error::TransactionsUnsupported {
+            models: models.to_vec(),
+        })
+    }
+}
+
+/// Sends `hello` and reads whether the deployment runs multi-document transactions.
+async fn supports_transactions(client: &Client) -> Result<bool> {
     let hello = client
         .database("admin")
         .run_command(doc! { "hello": 1 })
@@ -16,11 +72,316 @@ pub async fn require_transactions(client: &Client, models: &[&'static str]) -> R
         .map_err(|e| Error::from_server(e, "run hello on", "admin"))?;
     let replica_set = hello.get_str("setName").is_ok();
     let mongos = hello.get_str("msg") == Ok("isdbgrid");
-    if replica_set || mongos {
-        Ok(())
-    } else {
-        Err(Error::TransactionsUnsupported {
-            models: models.to_vec(),
-        })
+    Ok(replica_set || mongos)
+}
+
+/// Whether a deployment runs multi-document transactions, asked once: the
+/// helpers ([`Repo`](crate::Repo), [`Links`](crate::Links)) keep one per
+/// instance (shared by its clones), so after their first transaction they
+/// send no `hello` of their own.
+///
+/// The driver does not refuse a transaction on a directly connected
+/// standalone, and some servers accept one there; asking before the first
+/// write refuses a standalone with nothing written.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TxnSupport(std::sync::Arc<tokio::sync::OnceCell<bool>>);
+
+impl TxnSupport {
+    /// Fails with [`Error::TransactionsUnsupported`] on a standalone.
+    pub(crate) async fn require(&self, client: &Client, models: &[&'static str]) -> Result<()> {
+        let supported = self
+            .0
+            .get_or_try_init(|| supports_transactions(client))
+            .await?;
+        if *supported {
+            Ok(())
+        } else {
+            Err(Error::TransactionsUnsupported {
+                models: models.to_vec(),
+            })
+        }
+    }
+}
+
+/// How long [`run_in_transaction`] keeps retrying.
+///
+/// The default allows 10 attempts within 30 seconds (the server aborts a
+/// transaction that lives longer than 60), with a jittered backoff of
+/// 5 ms x 1.5^attempt capped at 500 ms between attempts, as the driver's own
+/// convenient transaction API does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// The most times the body runs, commit retries included (at least 1).
+    pub max_attempts: u32,
+    /// No new attempt starts after this much time since the first.
+    pub deadline: Duration,
+    /// The first backoff; each next one is 1.5 times longer, with jitter.
+    pub initial_backoff: Duration,
+    /// The longest backoff.
+    pub max_backoff: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            max_attempts: 10,
+            deadline: Duration::from_secs(30),
+            initial_backoff: Duration::from_millis(5),
+            max_backoff: Duration::from_millis(500),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// A policy with `max_attempts` and the default deadline and backoff.
+    pub fn attempts(max_attempts: u32) -> Self {
+        RetryPolicy {
+            max_attempts,
+            ..RetryPolicy::default()
+        }
+    }
+
+    /// The pause before attempt number `attempt` (1-based; none before the first).
+    fn backoff(&self, attempt: u32) -> Duration {
+        if attempt <= 1 {
+            return Duration::ZERO;
+        }
+        let exp = self
+            .initial_backoff
+            .mul_f64(1.5f64.powi(attempt.saturating_sub(2).min(30) as i32));
+        exp.min(self.max_backoff).mul_f64(jitter())
+    }
+}
+
+/// A number in [0, 1) that differs between calls and threads.
+fn jitter() -> f64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    (h.finish() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// The body of a transaction: called once per attempt with the session and
+/// the context.
+pub trait TxnBody<C, T>:
+    for<'s> FnMut(&'s mut ClientSession, &'s mut C) -> BoxFuture<'s, Result<T>>
+{
+}
+impl<C, T, F> TxnBody<C, T> for F where
+    F: for<'s> FnMut(&'s mut ClientSession, &'s mut C) -> BoxFuture<'s, Result<T>>
+{
+}
+
+/// Starts a session and runs `body` in a transaction on it, retrying as
+/// `policy` allows (see the module docs). A standalone's refusal (the
+/// driver's, or the server's "Transaction numbers are only allowed on a
+/// replica set member" on the first write, which is then not applied) is
+/// returned as [`Error::TransactionsUnsupported`]. The helpers also ask the
+/// server once (`hello`) before their first transaction, since some servers
+/// run as a standalone and accept transactions.
+pub async fn run_in_transaction<C, T, F>(
+    client: &Client,
+    policy: &RetryPolicy,
+    context: C,
+    body: F,
+) -> Result<T>
+where
+    F: TxnBody<C, T>,
+{
+    let mut session = client
+        .start_session()
+        .await
+        .map_err(|e| Error::from_server(e, "start a session on", "the deployment"))?;
+    run_with_session(&mut session, policy, context, body).await
+}
+
+/// Runs `body` in a new transaction on the caller's `session`, retrying as
+/// `policy` allows. The session must not already be in a transaction.
+pub async fn run_with_session<C, T, F>(
+    session: &mut ClientSession,
+    policy: &RetryPolicy,
+    context: C,
+    body: F,
+) -> Result<T>
+where
+    F: TxnBody<C, T>,
+{
+    start(session).await?;
+    retry_loop(session, policy, context, body).await
+}
+
+/// Runs `body` in the caller's transaction when `session` is already in one
+/// (once, no retry: retrying is the caller's business, and on error the
+/// caller must abort), otherwise in a transaction of its own on that session,
+/// retried as `policy` allows.
+pub async fn join_or_run<C, T, F>(
+    session: &mut ClientSession,
+    policy: &RetryPolicy,
+    mut context: C,
+    mut body: F,
+) -> Result<T>
+where
+    F: TxnBody<C, T>,
+{
+    match session.start_transaction().await {
+        Ok(()) => retry_loop(session, policy, context, body).await,
+        Err(e) if already_in_progress(&e) => body(session, &mut context).await,
+        Err(e) => Err(unsupported_or(e)),
+    }
+}
+
+/// [`run_in_transaction`] for a helper: checks the topology once per
+/// `support` (naming `models` in the error) before anything is written.
+pub(crate) async fn run_for<C, T, F>(
+    support: &TxnSupport,
+    models: &[&'static str],
+    client: &Client,
+    policy: &RetryPolicy,
+    context: C,
+    body: F,
+) -> Result<T>
+where
+    F: TxnBody<C, T>,
+{
+    support.require(client, models).await?;
+    run_in_transaction(client, policy, context, body).await
+}
+
+/// [`join_or_run`] for a helper (see [`run_for`]).
+pub(crate) async fn join_or_run_for<C, T, F>(
+    support: &TxnSupport,
+    models: &[&'static str],
+    session: &mut ClientSession,
+    policy: &RetryPolicy,
+    context: C,
+    body: F,
+) -> Result<T>
+where
+    F: TxnBody<C, T>,
+{
+    support.require(&session.client(), models).await?;
+    join_or_run(session, policy, context, body).await
+}
+
+/// A standalone mongod refuses the first write of a transaction with
+/// `IllegalOperation` (20).
+fn is_standalone_refusal(err: &Error) -> bool {
+    err.code() == Some(20)
+        && matches!(err, Error::Driver(e) if e.to_string().contains("replica set"))
+}
+
+fn already_in_progress(e: &mongodb::error::Error) -> bool {
+    matches!(e.kind.as_ref(), mongodb::error::ErrorKind::Transaction { message, .. }
+        if message.contains("already in progress"))
+}
+
+fn unsupported_or(e: mongodb::error::Error) -> Error {
+    match e.kind.as_ref() {
+        mongodb::error::ErrorKind::Transaction { message, .. }
+            if message.contains("not supported") =>
+        {
+            Error::TransactionsUnsupported { models: Vec::new() }
+        }
+        _ => Error::Driver(e),
+    }
+}
+
+async fn start(session: &mut ClientSession) -> Result<()> {
+    session.start_transaction().await.map_err(unsupported_or)
+}
+
+/// The loop proper; the first transaction is already started.
+async fn retry_loop<C, T, F>(
+    session: &mut ClientSession,
+    policy: &RetryPolicy,
+    mut context: C,
+    mut body: F,
+) -> Result<T>
+where
+    F: TxnBody<C, T>,
+{
+    let started = Instant::now();
+    let max_attempts = policy.max_attempts.max(1);
+    let mut attempt = 1;
+    let give_up = |attempt: u32, last: Error| Error::TransactionRetriesExhausted {
+        attempts: attempt,
+        elapsed: started.elapsed(),
+        last: Box::new(last),
+    };
+    // Whether another attempt may start now (after its backoff).
+    let may_retry = |attempt: u32| {
+        attempt < max_attempts && started.elapsed() + policy.backoff(attempt + 1) < policy.deadline
+    };
+    loop {
+        let value = match body(session, &mut context).await {
+            Ok(value) => value,
+            Err(err) => {
+                // The server may already have aborted it; an error here changes nothing.
+                let _ = session.abort_transaction().await;
+                if is_standalone_refusal(&err) {
+                    return Err(Error::TransactionsUnsupported { models: Vec::new() });
+                }
+                if !err.has_label(TRANSIENT_TRANSACTION_ERROR) {
+                    return Err(err);
+                }
+                if !may_retry(attempt) {
+                    return Err(give_up(attempt, err));
+                }
+                attempt += 1;
+                tokio::time::sleep(policy.backoff(attempt)).await;
+                start(session).await?;
+                continue;
+            }
+        };
+        loop {
+            let err = match session.commit_transaction().await {
+                Ok(()) => return Ok(value),
+                Err(e) => Error::Driver(e),
+            };
+            if err.has_label(UNKNOWN_TRANSACTION_COMMIT_RESULT) && err.code() != Some(50) {
+                if !may_retry(attempt) {
+                    return Err(give_up(attempt, err));
+                }
+                attempt += 1;
+                tokio::time::sleep(policy.backoff(attempt)).await;
+                continue;
+            }
+            if err.has_label(TRANSIENT_TRANSACTION_ERROR) {
+                if !may_retry(attempt) {
+                    return Err(give_up(attempt, err));
+                }
+                break;
+            }
+            return Err(err);
+        }
+        attempt += 1;
+        tokio::time::sleep(policy.backoff(attempt)).await;
+        start(session).await?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_grows_and_is_capped() {
+        let p = RetryPolicy::default();
+        assert_eq!(p.backoff(1), Duration::ZERO);
+        for attempt in 2..40 {
+            assert!(p.backoff(attempt) <= p.max_backoff);
+        }
+    }
+
+    #[test]
+    fn jitter_is_in_unit_interval() {
+        for _ in 0..100 {
+            let j = jitter();
+            assert!((0.0..1.0).contains(&j));
+        }
     }
 }

@@ -1,0 +1,184 @@
+//! Plan summaries: what the server did for a query, in one line.
+//!
+//! [`explain_find`] runs `explain` on a `find` with
+//! `verbosity: "executionStats"` and walks the winning plan through its
+//! `inputStage`s, so a page of a user's posts reads
+//! `LIMIT > FETCH > IXSCAN(authorId_1_at_-1)  returned=10 keys=10 docs=10`.
+
+use std::fmt;
+
+use bson::{doc, Bson, Document as BsonDocument};
+use mongodb::Database;
+
+use crate::error::{Error, Result};
+
+/// What the server's plan for one query was, and what it cost.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanSummary {
+    /// The winning plan's stages from the root down, e.g.
+    /// `["LIMIT", "FETCH", "IXSCAN(authorId_1_at_-1)"]`.
+    pub stages: Vec<String>,
+    /// Documents returned (`executionStats.nReturned`).
+    pub returned: u64,
+    /// Index keys read (`executionStats.totalKeysExamined`).
+    pub keys_examined: u64,
+    /// Documents read (`executionStats.totalDocsExamined`).
+    pub docs_examined: u64,
+}
+
+impl PlanSummary {
+    /// The stages joined with ` > `.
+    pub fn shape(&self) -> String {
+        self.stages.join(" > ")
+    }
+
+    /// Whether some stage is a collection scan.
+    pub fn is_collscan(&self) -> bool {
+        self.stages.iter().any(|s| s == "COLLSCAN")
+    }
+
+    /// Whether the plan sorts in memory (a `SORT` stage) rather than in index order.
+    pub fn sorts_in_memory(&self) -> bool {
+        self.stages.iter().any(|s| s.starts_with("SORT"))
+    }
+
+    /// Reads a summary from the reply of `explain` with `executionStats`.
+    ///
+    /// Tolerates the `winningPlan.queryPlan` nesting of newer servers; a
+    /// stage with several inputs (`inputStages`) contributes its first.
+    pub fn from_explain(reply: &BsonDocument) -> Result<Self> {
+        let planner = reply
+            .get_document("queryPlanner")
+            .map_err(|_| malformed("no `queryPlanner`"))?;
+        let mut plan = planner
+            .get_document("winningPlan")
+            .map_err(|_| malformed("no `queryPlanner.winningPlan`"))?;
+        if let Ok(inner) = plan.get_document("queryPlan") {
+            plan = inner;
+        }
+        let mut stages = Vec::new();
+        let mut node = Some(plan);
+        while let Some(stage) = node {
+            let name = stage.get_str("stage").unwrap_or("?");
+            match stage.get_str("indexName") {
+                Ok(index) => stages.push(format!("{name}({index})")),
+                Err(_) => stages.push(name.to_owned()),
+            }
+            node = stage.get_document("inputStage").ok().or_else(|| {
+                stage
+                    .get_array("inputStages")
+                    .ok()
+                    .and_then(|a| a.first())
+                    .and_then(Bson::as_document)
+            });
+        }
+        let stats = reply.get_document("executionStats").map_err(|_| {
+            malformed("no `executionStats` (explain needs `executionStats` verbosity)")
+        })?;
+        Ok(PlanSummary {
+            stages,
+            returned: number(stats, "nReturned"),
+            keys_examined: number(stats, "totalKeysExamined"),
+            docs_examined: number(stats, "totalDocsExamined"),
+        })
+    }
+}
+
+impl fmt::Display for PlanSummary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}  returned={} keys={} docs={}",
+            self.shape(),
+            self.returned,
+            self.keys_examined,
+            self.docs_examined
+        )
+    }
+}
+
+fn malformed(what: &str) -> Error {
+    Error::Model(format!("unexpected explain reply: {what}"))
+}
+
+fn number(doc: &BsonDocument, key: &str) -> u64 {
+    match doc.get(key) {
+        Some(Bson::Int32(n)) => u64::try_from(*n).unwrap_or(0),
+        Some(Bson::Int64(n)) => u64::try_from(*n).unwrap_or(0),
+        Some(Bson::Double(n)) => *n as u64,
+        _ => 0,
+    }
+}
+
+/// A `find` to explain: the same fields the command takes.
+#[derive(Debug, Clone, Default)]
+pub struct FindShape {
+    /// The filter.
+    pub filter: BsonDocument,
+    /// The sort, if any.
+    pub sort: Option<BsonDocument>,
+    /// The limit, if any.
+    pub limit: Option<i64>,
+    /// The projection, if any.
+    pub projection: Option<BsonDocument>,
+    /// An index hint: the index's key document, or its name as a string.
+    pub hint: Option<Bson>,
+}
+
+impl FindShape {
+    /// The `find` command document for `collection`.
+    pub fn command(&self, collection: &str) -> BsonDocument {
+        let mut find = doc! { "find": collection, "filter": self.filter.clone() };
+        if let Some(sort) = &self.sort {
+            find.insert("sort", sort.clone());
+        }
+        if let Some(projection) = &self.projection {
+            find.insert("projection", projection.clone());
+        }
+        if let Some(limit) = self.limit {
+            find.insert("limit", limit);
+        }
+        if let Some(hint) = &self.hint {
+            find.insert("hint", hint.clone());
+        }
+        find
+    }
+}
+
+/// Runs `explain` (`executionStats`) on a `find` and summarizes the plan.
+pub async fn explain_find(
+    db: &Database,
+    collection: &str,
+    shape: &FindShape,
+) -> Result<PlanSummary> {
+    let reply = db
+        .run_command(doc! {
+            "explain": shape.command(collection),
+            "verbosity": "executionStats",
+        })
+        .await
+        .map_err(|e| Error::from_server(e, "explain a query on", collection))?;
+    PlanSummary::from_explain(&reply)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walks_the_input_stages_and_reads_the_counts() {
+        let reply = doc! {
+            "queryPlanner": { "winningPlan": { "queryPlan": {
+                "stage": "LIMIT",
+                "inputStage": { "stage": "FETCH", "inputStage": {
+                    "stage": "IXSCAN", "indexName": "authorId_1_at_-1" } } } } },
+            "executionStats": { "nReturned": 10, "totalKeysExamined": 10, "totalDocsExamined": 10i64 },
+        };
+        let summary = PlanSummary::from_explain(&reply).unwrap();
+        assert_eq!(
+            summary.to_string(),
+            "LIMIT > FETCH > IXSCAN(authorId_1_at_-1)  returned=10 keys=10 docs=10"
+        );
+        assert!(!summary.sorts_in_memory());
+    }
+}

@@ -1,0 +1,667 @@
+//! Many-to-many with id arrays: `#[many_to_many(two_sided, to = Course,
+//! inverse = student_ids, max = 50)]` on `Student::course_ids`.
+//!
+//! Two-sided, [`Links::link`] writes both arrays in one multi-document
+//! transaction (`$addToSet` on each side; `unlink` uses `$pull`), retried on
+//! `TransientTransactionError` and `UnknownTransactionCommitResult` within a
+//! [`RetryPolicy`]. Each `$addToSet` is conditional: its filter matches only
+//! while the array has room (or already holds the id), so linking into a full
+//! side fails with [`Error::LinkFull`] and, the transaction being aborted,
+//! writes nothing on either side. On a standalone server the two-sided
+//! helpers refuse with [`Error::TransactionsUnsupported`] before writing.
+//!
+//! One-sided (`#[many_to_many(one_sided, to = Course)]`), a link is one
+//! conditional `update`, no transaction.
+//!
+//! Deleting a document through [`Repo::delete`](crate::Repo::delete) removes
+//! its id from every document on the other side in the same transaction.
+//! [`Links::verify`] reports edges that only one side records, dangling ids
+//! and arrays over their max; [`Links::repair`] fixes the asymmetric edges.
+
+use std::collections::{HashMap, HashSet};
+
+use bson::{doc, Bson, Document as BsonDocument};
+use futures_util::TryStreamExt;
+use mongodb::{ClientSession, Collection, Database};
+
+use crate::error::{id_text, Error, Result};
+use crate::field::{to_bson, LinkField};
+use crate::model::Document;
+use crate::relation::Relation;
+use crate::repo::with_session;
+use crate::txn::{self, RetryPolicy, TxnSupport};
+
+/// Link and unlink helpers for one `#[many_to_many]` field of `M` whose ids
+/// are `_id`s of `R` (see the module docs).
+pub struct Links<M: Document, C, R: Document> {
+    db: Database,
+    field: LinkField<M, C, R>,
+    /// Stored name and max of the inverse array on `R` (two-sided only).
+    inverse: Option<(&'static str, u32)>,
+    policy: RetryPolicy,
+    support: TxnSupport,
+}
+
+impl<M: Document, C, R: Document> Clone for Links<M, C, R> {
+    fn clone(&self) -> Self {
+        Links {
+            db: self.db.clone(),
+            field: self.field,
+            inverse: self.inverse,
+            policy: self.policy.clone(),
+            support: self.support.clone(),
+        }
+    }
+}
+
+/// One side of a link: a collection, its id array and the array's max.
+#[derive(Clone, Copy)]
+struct Side {
+    collection: &'static str,
+    field: &'static str,
+    max: u32,
+}
+
+/// An edge recorded by one side only, or pointing at a missing document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Asymmetry {
+    /// The `_id` of the `M` document (the side that declares the field).
+    pub left: Bson,
+    /// The `_id` of the `R` document.
+    pub right: Bson,
+    /// What is wrong.
+    pub kind: AsymmetryKind,
+}
+
+/// What is wrong with an edge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AsymmetryKind {
+    /// The left lists the right, which exists but does not list the left.
+    MissingOnRight,
+    /// The right lists the left, which exists but does not list the right.
+    MissingOnLeft,
+    /// The left lists a right that does not exist.
+    RightMissing,
+    /// The right lists a left that does not exist (two-sided only).
+    LeftMissing,
+}
+
+/// An id array holding more ids than its max (only a write that bypassed
+/// both the helpers and the validator can do this).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OverMax {
+    /// Collection.
+    pub collection: &'static str,
+    /// The document's `_id`.
+    pub id: Bson,
+    /// Stored field name.
+    pub field: &'static str,
+    /// How many ids it holds.
+    pub len: usize,
+    /// Its max.
+    pub max: u32,
+}
+
+/// What [`Links::verify`] found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct VerifyReport {
+    /// Distinct edges recorded by either side.
+    pub edges: usize,
+    /// Edges not recorded by both sides.
+    pub asymmetric: Vec<Asymmetry>,
+    /// Arrays over their max.
+    pub over_max: Vec<OverMax>,
+}
+
+impl VerifyReport {
+    /// No asymmetric edge and no array over its max.
+    pub fn is_consistent(&self) -> bool {
+        self.asymmetric.is_empty() && self.over_max.is_empty()
+    }
+}
+
+/// What [`Links::repair`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RepairReport {
+    /// Edges completed by adding the missing half.
+    pub completed: usize,
+    /// Half-edges removed (the other document is missing, or its array is full).
+    pub removed: usize,
+}
+
+impl<M: Document, C, R: Document> Links<M, C, R> {
+    /// The helpers for `field` in `db`. For a two-sided field the inverse
+    /// array's max is read from `R`'s declaration of it (or
+    /// [`DEFAULT_LINK_MAX`](crate::DEFAULT_LINK_MAX) when `R` declares none).
+    pub fn new(db: &Database, field: LinkField<M, C, R>) -> Self {
+        let inverse = field.inverse_name().map(|name| {
+            let max = R::relations()
+                .into_iter()
+                .find_map(|r| match r {
+                    Relation::ManyToMany { stored, max, .. } if stored == name => Some(max),
+                    _ => None,
+                })
+                .unwrap_or(crate::DEFAULT_LINK_MAX);
+            (name, max)
+        });
+        Links {
+            db: db.clone(),
+            field,
+            inverse,
+            policy: RetryPolicy::default(),
+            support: TxnSupport::default(),
+        }
+    }
+
+    /// Uses `policy` for the transactions it runs itself.
+    pub fn with_retry(mut self, policy: RetryPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Whether both sides keep an array (so writes run in a transaction).
+    pub fn is_two_sided(&self) -> bool {
+        self.inverse.is_some()
+    }
+
+    fn left(&self) -> Side {
+        Side {
+            collection: M::COLLECTION,
+            field: self.field.name(),
+            max: self.field.max(),
+        }
+    }
+
+    fn right(&self) -> Option<Side> {
+        self.inverse.map(|(field, max)| Side {
+            collection: R::COLLECTION,
+            field,
+            max,
+        })
+    }
+
+    fn coll(&self, name: &str) -> Collection<BsonDocument> {
+        self.db.collection(name)
+    }
+
+    /// Records the edge `left`–`right`: two-sided, both `$addToSet`s and the
+    /// commit (`update`, `update`, `commitTransaction`); one-sided, one
+    /// `update`. Linking an existing edge changes nothing and succeeds.
+    /// Fails with [`Error::LinkFull`] or [`Error::NotFound`], writing nothing.
+    pub async fn link(&self, left: &M::Id, right: &R::Id) -> Result<()> {
+        self.write(None, Op::Link, to_bson(left), to_bson(right))
+            .await
+    }
+
+    /// [`link`](Self::link) in the caller's session: joins the caller's
+    /// transaction if one is in progress (the caller must abort it if this
+    /// fails), else runs a transaction of its own on that session.
+    pub async fn link_in(
+        &self,
+        session: &mut ClientSession,
+        left: &M::Id,
+        right: &R::Id,
+    ) -> Result<()> {
+        self.write(Some(session), Op::Link, to_bson(left), to_bson(right))
+            .await
+    }
+
+    /// Removes the edge from both sides (`$pull`), in one transaction when
+    /// two-sided. Unlinking an absent edge, or a missing document, succeeds.
+    pub async fn unlink(&self, left: &M::Id, right: &R::Id) -> Result<()> {
+        self.write(None, Op::Unlink, to_bson(left), to_bson(right))
+            .await
+    }
+
+    /// [`unlink`](Self::unlink) in the caller's session (see [`link_in`](Self::link_in)).
+    pub async fn unlink_in(
+        &self,
+        session: &mut ClientSession,
+        left: &M::Id,
+        right: &R::Id,
+    ) -> Result<()> {
+        self.write(Some(session), Op::Unlink, to_bson(left), to_bson(right))
+            .await
+    }
+
+    async fn write(
+        &self,
+        session: Option<&mut ClientSession>,
+        op: Op,
+        left: Bson,
+        right: Bson,
+    ) -> Result<()> {
+        if !self.is_two_sided() {
+            return self.apply(session, op, &left, &right).await;
+        }
+        let models = [M::NAME, R::NAME];
+        let ctx = (self, op, &left, &right);
+        match session {
+            Some(session) => {
+                txn::join_or_run_for(
+                    &self.support,
+                    &models,
+                    session,
+                    &self.policy,
+                    ctx,
+                    |s, ctx| {
+                        let (this, op, left, right) = *ctx;
+                        Box::pin(async move { this.apply(Some(s), op, left, right).await })
+                    },
+                )
+                .await
+            }
+            None => {
+                txn::run_for(
+                    &self.support,
+                    &models,
+                    self.db.client(),
+                    &self.policy,
+                    ctx,
+                    |s, ctx| {
+                        let (this, op, left, right) = *ctx;
+                        Box::pin(async move { this.apply(Some(s), op, left, right).await })
+                    },
+                )
+                .await
+            }
+        }
+    }
+
+    /// The writes of one link or unlink, on both sides when two-sided.
+    async fn apply(
+        &self,
+        mut session: Option<&mut ClientSession>,
+        op: Op,
+        left: &Bson,
+        right: &Bson,
+    ) -> Result<()> {
+        let sides = [
+            Some((self.left(), left, right)),
+            self.right().map(|s| (s, right, left)),
+        ];
+        for (side, id, value) in sides.into_iter().flatten() {
+            match op {
+                Op::Link => self.add(session.as_deref_mut(), side, id, value).await?,
+                Op::Unlink => self.pull(session.as_deref_mut(), side, id, value).await?,
+            }
+        }
+        Ok(())
+    }
+
+    /// `$addToSet` if the array has room or already holds `value`.
+    async fn add(
+        &self,
+        mut session: Option<&mut ClientSession>,
+        side: Side,
+        id: &Bson,
+        value: &Bson,
+    ) -> Result<()> {
+        let room = match side.max {
+            0 => doc! { side.field: value.clone() },
+            max => {
+                let mut room = BsonDocument::new();
+                room.insert(
+                    format!("{}.{}", side.field, max - 1),
+                    doc! { "$exists": false },
+                );
+                doc! { "$or": [ { side.field: value.clone() }, room ] }
+            }
+        };
+        let mut filter = doc! { "_id": id.clone() };
+        filter.extend(room);
+        let coll = self.coll(side.collection);
+        let r = with_session!(
+            coll.update_one(filter, doc! { "$addToSet": { side.field: value.clone() } }),
+            session.as_deref_mut()
+        )
+        .map_err(|e| Error::from_server(e, "link in", side.collection))?;
+        if r.matched_count > 0 {
+            return Ok(());
+        }
+        let exists = with_session!(
+            coll.find_one(doc! { "_id": id.clone() })
+                .projection(doc! { "_id": 1 }),
+            session
+        )
+        .map_err(|e| Error::from_server(e, "find in", side.collection))?;
+        Err(match exists {
+            Some(_) => Error::LinkFull {
+                collection: side.collection,
+                id: id_text(id),
+                field: side.field,
+                max: side.max,
+            },
+            None => Error::NotFound {
+                collection: side.collection,
+                id: id_text(id),
+            },
+        })
+    }
+
+    async fn pull(
+        &self,
+        session: Option<&mut ClientSession>,
+        side: Side,
+        id: &Bson,
+        value: &Bson,
+    ) -> Result<()> {
+        let coll = self.coll(side.collection);
+        with_session!(
+            coll.update_one(
+                doc! { "_id": id.clone() },
+                doc! { "$pull": { side.field: value.clone() } }
+            ),
+            session
+        )
+        .map_err(|e| Error::from_server(e, "unlink in", side.collection))?;
+        Ok(())
+    }
+
+    /// Reads both sides and reports asymmetric edges, dangling ids and
+    /// arrays over their max. Two-sided, both reads run in one transaction,
+    /// so they see one snapshot even while links are being written.
+    /// Reads every document that holds a link: meant for maintenance, not
+    /// for a request path.
+    pub async fn verify(&self) -> Result<VerifyReport> {
+        if !self.is_two_sided() {
+            return self.verify_opt(None).await;
+        }
+        let models = [M::NAME, R::NAME];
+        txn::run_for(
+            &self.support,
+            &models,
+            self.db.client(),
+            &self.policy,
+            self,
+            |s, this| {
+                let this = *this;
+                Box::pin(async move { this.verify_opt(Some(s)).await })
+            },
+        )
+        .await
+    }
+
+    async fn verify_opt(&self, mut session: Option<&mut ClientSession>) -> Result<VerifyReport> {
+        let left = self.left();
+        let lefts = read_arrays(
+            self.coll(left.collection),
+            left,
+            None,
+            session.as_deref_mut(),
+        )
+        .await?;
+        let mut report = VerifyReport::default();
+        over_max(&lefts, left, &mut report);
+
+        // Every right id the left side mentions, and which lefts mention it.
+        let mut forward: HashSet<(String, String)> = HashSet::new();
+        let mut right_ids: HashMap<String, Bson> = HashMap::new();
+        for (lid, values) in &lefts {
+            for r in values {
+                forward.insert((key(lid), key(r)));
+                right_ids.insert(key(r), r.clone());
+            }
+        }
+        let rights = match self.right() {
+            Some(side) => {
+                read_arrays(
+                    self.coll(side.collection),
+                    side,
+                    None,
+                    session.as_deref_mut(),
+                )
+                .await?
+            }
+            None => {
+                // One-sided: only which of the mentioned rights exist.
+                let ids: Vec<Bson> = right_ids.values().cloned().collect();
+                let side = Side {
+                    collection: R::COLLECTION,
+                    field: "_id",
+                    max: 0,
+                };
+                read_arrays(
+                    self.coll(R::COLLECTION),
+                    side,
+                    Some(doc! { "_id": { "$in": ids } }),
+                    session,
+                )
+                .await?
+            }
+        };
+        if let Some(side) = self.right() {
+            over_max(&rights, side, &mut report);
+        }
+        let left_exists: HashSet<String> = lefts.iter().map(|(id, _)| key(id)).collect();
+        let right_exists: HashSet<String> = rights.iter().map(|(id, _)| key(id)).collect();
+        let mut backward: HashSet<(String, String)> = HashSet::new();
+        if self.is_two_sided() {
+            for (rid, values) in &rights {
+                for l in values {
+                    backward.insert((key(l), key(rid)));
+                    let edge = (key(l), key(rid));
+                    if !forward.contains(&edge) {
+                        let kind = if left_exists.contains(&edge.0) {
+                            AsymmetryKind::MissingOnLeft
+                        } else {
+                            AsymmetryKind::LeftMissing
+                        };
+                        report.asymmetric.push(Asymmetry {
+                            left: l.clone(),
+                            right: rid.clone(),
+                            kind,
+                        });
+                    }
+                }
+            }
+        }
+        for (lid, values) in &lefts {
+            for r in values {
+                let edge = (key(lid), key(r));
+                let kind = if !right_exists.contains(&edge.1) {
+                    AsymmetryKind::RightMissing
+                } else if self.is_two_sided() && !backward.contains(&edge) {
+                    AsymmetryKind::MissingOnRight
+                } else {
+                    continue;
+                };
+                report.asymmetric.push(Asymmetry {
+                    left: lid.clone(),
+                    right: r.clone(),
+                    kind,
+                });
+            }
+        }
+        report.edges = forward.union(&backward).count();
+        Ok(report)
+    }
+
+    /// Fixes what [`verify`](Self::verify) reports: an edge that one side
+    /// records and the other could record is completed (the missing
+    /// `$addToSet`, if that array has room); otherwise (the other document is
+    /// missing, or its array is full) the lone half is removed. Each edge is
+    /// re-read and fixed in a transaction of its own, so concurrent links
+    /// are never undone.
+    pub async fn repair(&self) -> Result<RepairReport> {
+        let report = self.verify().await?;
+        let mut done = RepairReport::default();
+        for edge in &report.asymmetric {
+            let fixed = if self.is_two_sided() {
+                let models = [M::NAME, R::NAME];
+                txn::run_for(
+                    &self.support,
+                    &models,
+                    self.db.client(),
+                    &self.policy,
+                    (self, edge),
+                    |s, ctx| {
+                        let (this, edge) = *ctx;
+                        Box::pin(async move { this.repair_edge(Some(s), edge).await })
+                    },
+                )
+                .await?
+            } else {
+                self.repair_edge(None, edge).await?
+            };
+            match fixed {
+                Some(true) => done.completed += 1,
+                Some(false) => done.removed += 1,
+                None => {}
+            }
+        }
+        Ok(done)
+    }
+
+    /// Re-reads one edge and fixes it: `Some(true)` completed, `Some(false)`
+    /// removed, `None` already consistent.
+    async fn repair_edge(
+        &self,
+        mut session: Option<&mut ClientSession>,
+        edge: &Asymmetry,
+    ) -> Result<Option<bool>> {
+        let left = self.left();
+        let (l_exists, l_has) = self
+            .holds(session.as_deref_mut(), left, &edge.left, &edge.right)
+            .await?;
+        let Some(right) = self.right() else {
+            // One-sided: only a dangling id can be wrong.
+            let exists = with_session!(
+                self.coll(R::COLLECTION)
+                    .find_one(doc! { "_id": edge.right.clone() })
+                    .projection(doc! { "_id": 1 }),
+                session.as_deref_mut()
+            )
+            .map_err(|e| Error::from_server(e, "find in", R::COLLECTION))?
+            .is_some();
+            if l_has && !exists {
+                self.pull(session, left, &edge.left, &edge.right).await?;
+                return Ok(Some(false));
+            }
+            return Ok(None);
+        };
+        let (r_exists, r_has) = self
+            .holds(session.as_deref_mut(), right, &edge.right, &edge.left)
+            .await?;
+        // (side holding the half, its id, value; the other side, its id, value, exists)
+        let (lone, lone_id, lone_value, other, other_id, other_value, other_exists) =
+            match (l_has, r_has) {
+                (true, false) => (
+                    left,
+                    &edge.left,
+                    &edge.right,
+                    right,
+                    &edge.right,
+                    &edge.left,
+                    r_exists,
+                ),
+                (false, true) => (
+                    right,
+                    &edge.right,
+                    &edge.left,
+                    left,
+                    &edge.left,
+                    &edge.right,
+                    l_exists,
+                ),
+                _ => return Ok(None),
+            };
+        if other_exists {
+            match self
+                .add(session.as_deref_mut(), other, other_id, other_value)
+                .await
+            {
+                Ok(()) => return Ok(Some(true)),
+                Err(Error::LinkFull { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        self.pull(session, lone, lone_id, lone_value).await?;
+        Ok(Some(false))
+    }
+
+    /// Whether the document exists, and whether its array holds `value`.
+    async fn holds(
+        &self,
+        session: Option<&mut ClientSession>,
+        side: Side,
+        id: &Bson,
+        value: &Bson,
+    ) -> Result<(bool, bool)> {
+        let found = with_session!(
+            self.coll(side.collection)
+                .find_one(doc! { "_id": id.clone() })
+                .projection(doc! { side.field: 1 }),
+            session
+        )
+        .map_err(|e| Error::from_server(e, "find in", side.collection))?;
+        Ok(match found {
+            None => (false, false),
+            Some(doc) => (
+                true,
+                doc.get_array(side.field)
+                    .map(|a| a.contains(value))
+                    .unwrap_or(false),
+            ),
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Op {
+    Link,
+    Unlink,
+}
+
+/// `(_id, ids)` of every document of a side matching `filter` (all by default).
+async fn read_arrays(
+    coll: Collection<BsonDocument>,
+    side: Side,
+    filter: Option<BsonDocument>,
+    session: Option<&mut ClientSession>,
+) -> Result<Vec<(Bson, Vec<Bson>)>> {
+    let action = coll
+        .find(filter.unwrap_or_default())
+        .projection(doc! { side.field: 1 });
+    let docs: std::result::Result<Vec<BsonDocument>, _> = match session {
+        Some(s) => match action.session(&mut *s).await {
+            Ok(mut cursor) => cursor.stream(s).try_collect().await,
+            Err(e) => Err(e),
+        },
+        None => match action.await {
+            Ok(cursor) => cursor.try_collect().await,
+            Err(e) => Err(e),
+        },
+    };
+    let docs = docs.map_err(|e| Error::from_server(e, "read links of", side.collection))?;
+    Ok(docs
+        .into_iter()
+        .map(|mut d| {
+            let id = d.remove("_id").unwrap_or(Bson::Null);
+            let values = match d.remove(side.field) {
+                Some(Bson::Array(a)) if side.field != "_id" => a,
+                _ => Vec::new(),
+            };
+            (id, values)
+        })
+        .collect())
+}
+
+fn over_max(docs: &[(Bson, Vec<Bson>)], side: Side, report: &mut VerifyReport) {
+    for (id, values) in docs {
+        if values.len() > side.max as usize {
+            report.over_max.push(OverMax {
+                collection: side.collection,
+                id: id.clone(),
+                field: side.field,
+                len: values.len(),
+                max: side.max,
+            });
+        }
+    }
+}
+
+/// A value as a map key.
+fn key(value: &Bson) -> String {
+    value.clone().into_relaxed_extjson().to_string()
+}

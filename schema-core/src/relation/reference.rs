@@ -1,0 +1,425 @@
+//! One-to-many by reference from the child: `#[reference(index, to = User,
+//! sort(at = desc))]` on `Post::author_id`.
+//!
+//! [`Repo::children`] pages a parent's children on the index setup created
+//! (`{authorId: 1, at: -1}`), newest first, by keyset: each page is one
+//! `find` with the parent's id, the sort key bounded by the last one seen,
+//! `sort: {at: -1}`, `limit` and a `hint` naming the index. The plan is
+//! `LIMIT > FETCH > IXSCAN(authorId_1_at_-1)` with keys = docs = returned;
+//! nothing is skipped.
+//!
+//! Ties on the sort key are broken without a `SORT` stage: sorting on
+//! `{at: -1, _id: -1}` would need one (the index holds no `_id`), so the
+//! page keeps the index order and the [`Cursor`] carries the `_id`s already
+//! returned with the last sort value (usually just the last one), which the
+//! next page excludes with `$nin`. Pages therefore never repeat nor skip a
+//! child, even while children are inserted between reads.
+//!
+//! ```no_run
+//! # use schema_core::prelude::*;
+//! # use serde::{Deserialize, Serialize};
+//! # #[derive(Document, Serialize, Deserialize, Clone)]
+//! # #[document(collection = "users")]
+//! # struct User { #[serde(rename = "_id")] id: String }
+//! # #[derive(Document, Serialize, Deserialize)]
+//! # #[serde(rename_all = "camelCase")]
+//! # #[document(collection = "posts")]
+//! # struct Post {
+//! #     #[serde(rename = "_id")]
+//! #     id: String,
+//! #     #[reference(index, to = User, sort(at = desc))]
+//! #     author_id: String,
+//! #     at: bson::DateTime,
+//! # }
+//! # async fn demo(db: mongodb::Database) -> schema_core::Result<()> {
+//! let posts = Repo::<Post>::new(&db);
+//! let users = Repo::<User>::new(&db);
+//! let author = "user_42".to_owned();
+//! let mut page = posts.children(Post::FIELDS.author_id, &author).page_size(10).page().await?;
+//! let authors = users.parents_of(Post::FIELDS.author_id, &page.items).await?; // one `$in`
+//! while let Some(next) = page.next.take() {
+//!     page = posts.children(Post::FIELDS.author_id, &author).page_size(10).after(next).page().await?;
+//! }
+//! # Ok(())
+//! # }
+//! ```
+
+use std::collections::HashMap;
+
+use bson::{doc, Bson, Document as BsonDocument, RawDocument, RawDocumentBuf};
+use futures_util::TryStreamExt;
+use mongodb::options::Hint;
+use mongodb::ClientSession;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::explain::{explain_find, FindShape, PlanSummary};
+use crate::field::{to_bson, RefField};
+use crate::index::{default_name, Direction};
+use crate::model::Document;
+use crate::repo::Repo;
+
+/// The default number of children per page.
+pub const DEFAULT_PAGE_SIZE: u32 = 20;
+
+/// One page of children and where the next one starts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page<M> {
+    /// The children, in page order.
+    pub items: Vec<M>,
+    /// Where the next page starts; `None` when this page was not full (the
+    /// last page may also be full, then the next one is empty).
+    pub next: Option<Cursor>,
+}
+
+/// Where a page ended: the last sort value and `_id`, never an offset.
+///
+/// Serializable, so it can travel to a client and back (e.g. as extended
+/// JSON).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Cursor {
+    /// The sort key of the last child returned (its `_id` when the reference
+    /// has no sort key).
+    pub last: Bson,
+    /// The `_id` of the last child returned.
+    pub id: Bson,
+    /// The `_id`s of earlier children returned with the same sort key as the
+    /// last one (usually none).
+    pub ties: Vec<Bson>,
+}
+
+impl<C: Document> Repo<C> {
+    /// The children of `parent` through the reference `field`, to page,
+    /// count or explain.
+    pub fn children<T: Serialize, P>(
+        &self,
+        field: RefField<C, T, P>,
+        parent: &T,
+    ) -> Children<'_, C, T, P> {
+        Children {
+            repo: self,
+            field,
+            parent: to_bson(parent),
+            size: DEFAULT_PAGE_SIZE,
+            after: None,
+            reversed: false,
+        }
+    }
+
+    /// The parent of each child, aligned with `children` (`None` where the
+    /// parent does not exist): one `find` with `$in` on the distinct parent
+    /// ids, never one query per child.
+    pub async fn parents_of<M: Document, T>(
+        &self,
+        field: RefField<M, T, C>,
+        children: &[M],
+    ) -> Result<Vec<Option<C>>>
+    where
+        C: Clone,
+    {
+        self.parents_opt(None, field, children).await
+    }
+
+    /// [`parents_of`](Self::parents_of) in the caller's session.
+    pub async fn parents_of_in<M: Document, T>(
+        &self,
+        session: &mut ClientSession,
+        field: RefField<M, T, C>,
+        children: &[M],
+    ) -> Result<Vec<Option<C>>>
+    where
+        C: Clone,
+    {
+        self.parents_opt(Some(session), field, children).await
+    }
+
+    async fn parents_opt<M: Document, T>(
+        &self,
+        session: Option<&mut ClientSession>,
+        field: RefField<M, T, C>,
+        children: &[M],
+    ) -> Result<Vec<Option<C>>>
+    where
+        C: Clone,
+    {
+        let mut refs = Vec::with_capacity(children.len());
+        for child in children {
+            let doc = bson::to_document(child).map_err(|source| Error::Serialize {
+                model: M::NAME,
+                source: Box::new(source),
+            })?;
+            refs.push(path(&doc, field.name()).cloned().unwrap_or(Bson::Null));
+        }
+        let mut distinct: Vec<Bson> = Vec::new();
+        let mut keys: HashMap<String, ()> = HashMap::new();
+        for r in &refs {
+            if !matches!(r, Bson::Null) && keys.insert(key(r), ()).is_none() {
+                distinct.push(r.clone());
+            }
+        }
+        let parents = if distinct.is_empty() {
+            Vec::new()
+        } else {
+            self.find_opt(session, doc! { "_id": { "$in": distinct } })
+                .await?
+        };
+        let by_id: HashMap<String, C> = parents
+            .into_iter()
+            .map(|p| (key(&to_bson(p.id())), p))
+            .collect();
+        Ok(refs.iter().map(|r| by_id.get(&key(r)).cloned()).collect())
+    }
+}
+
+/// A value as a map key (relaxed extended JSON is unique per BSON value).
+fn key(value: &Bson) -> String {
+    value.clone().into_relaxed_extjson().to_string()
+}
+
+/// The value at a dotted path.
+fn path<'a>(doc: &'a BsonDocument, dotted: &str) -> Option<&'a Bson> {
+    let mut parts = dotted.split('.');
+    let mut value = doc.get(parts.next()?)?;
+    for part in parts {
+        value = value.as_document()?.get(part)?;
+    }
+    Some(value)
+}
+
+/// The value at a dotted path of a raw document.
+fn raw_path(doc: &RawDocument, dotted: &str) -> Bson {
+    let mut parts = dotted.split('.');
+    let mut current = doc;
+    let mut last = parts.next().unwrap_or("");
+    for part in parts {
+        match current.get_document(last) {
+            Ok(inner) => current = inner,
+            Err(_) => return Bson::Null,
+        }
+        last = part;
+    }
+    match current.get(last) {
+        Ok(Some(value)) => Bson::try_from(value).unwrap_or(Bson::Null),
+        _ => Bson::Null,
+    }
+}
+
+/// The children of one parent (see the module docs).
+pub struct Children<'r, C: Document, T, P> {
+    repo: &'r Repo<C>,
+    field: RefField<C, T, P>,
+    parent: Bson,
+    size: u32,
+    after: Option<Cursor>,
+    reversed: bool,
+}
+
+impl<C: Document, T, P> Clone for Children<'_, C, T, P> {
+    fn clone(&self) -> Self {
+        Children {
+            repo: self.repo,
+            field: self.field,
+            parent: self.parent.clone(),
+            size: self.size,
+            after: self.after.clone(),
+            reversed: self.reversed,
+        }
+    }
+}
+
+impl<C: Document, T, P> Children<'_, C, T, P> {
+    /// Children per page (default [`DEFAULT_PAGE_SIZE`]; at least 1).
+    pub fn page_size(mut self, size: u32) -> Self {
+        self.size = size.max(1);
+        self
+    }
+
+    /// Starts after the page that returned `cursor`.
+    pub fn after(mut self, cursor: Cursor) -> Self {
+        self.after = Some(cursor);
+        self
+    }
+
+    /// Pages against the index's direction (oldest first for `sort(at = desc)`).
+    /// Still an index scan, backwards.
+    pub fn reversed(mut self) -> Self {
+        self.reversed = !self.reversed;
+        self
+    }
+
+    /// The sort key and its direction for this page; `_id` when the
+    /// reference has none.
+    fn order(&self) -> (&'static str, Direction) {
+        let (key, dir) = self.field.sort().unwrap_or(("_id", Direction::Asc));
+        let dir = match (dir, self.reversed) {
+            (d, false) => d,
+            (Direction::Asc, true) => Direction::Desc,
+            (Direction::Desc, true) => Direction::Asc,
+        };
+        (key, dir)
+    }
+
+    /// The index the reference declared (as setup creates it): its key
+    /// document, found among the model's indexes, else as the derive names it.
+    fn index_keys(&self) -> BsonDocument {
+        let mut keys = vec![(self.field.name().to_owned(), Direction::Asc)];
+        if let Some((sort, dir)) = self.field.sort() {
+            keys.push((sort.to_owned(), dir));
+        }
+        C::indexes()
+            .into_iter()
+            .find(|spec| spec.keys == keys)
+            .map(|spec| spec.key_document())
+            .unwrap_or_else(|| {
+                keys.iter()
+                    .map(|(k, d)| (k.clone(), Bson::Int32(d.as_i32())))
+                    .collect()
+            })
+    }
+
+    /// The filter of the parent's children (for counting).
+    fn parent_filter(&self) -> BsonDocument {
+        doc! { self.field.name(): self.parent.clone() }
+    }
+
+    /// The page query: filter, sort, limit and hint.
+    pub fn shape(&self) -> FindShape {
+        let (key, dir) = self.order();
+        let mut filter = self.parent_filter();
+        if let Some(cursor) = &self.after {
+            let op = match (dir, key == "_id") {
+                (Direction::Desc, false) => "$lte",
+                (Direction::Asc, false) => "$gte",
+                (Direction::Desc, true) => "$lt",
+                (Direction::Asc, true) => "$gt",
+            };
+            filter.insert(key, doc! { op: cursor.last.clone() });
+            if key != "_id" {
+                let mut seen = cursor.ties.clone();
+                seen.push(cursor.id.clone());
+                filter.insert("_id", doc! { "$nin": seen });
+            }
+        }
+        FindShape {
+            filter,
+            sort: Some(doc! { key: dir.as_i32() }),
+            limit: Some(i64::from(self.size)),
+            projection: None,
+            hint: Some(Bson::Document(self.index_keys())),
+        }
+    }
+
+    /// One page: one `find` (the driver adds no `getMore`: the page fits its
+    /// first batch).
+    pub async fn page(&self) -> Result<Page<C>> {
+        self.page_opt(None).await
+    }
+
+    /// [`page`](Self::page) in the caller's session.
+    pub async fn page_in(&self, session: &mut ClientSession) -> Result<Page<C>> {
+        self.page_opt(Some(session)).await
+    }
+
+    async fn page_opt(&self, session: Option<&mut ClientSession>) -> Result<Page<C>> {
+        let shape = self.shape();
+        let raw = self.repo.collection().clone_with_type::<RawDocumentBuf>();
+        let hint = match shape.hint.clone() {
+            Some(Bson::Document(keys)) => Some(Hint::Keys(keys)),
+            Some(Bson::String(name)) => Some(Hint::Name(name)),
+            _ => None,
+        };
+        let action = raw
+            .find(shape.filter.clone())
+            .sort(shape.sort.clone().unwrap_or_default())
+            .limit(i64::from(self.size))
+            .batch_size(self.size)
+            .hint(hint.unwrap_or(Hint::Keys(self.index_keys())));
+        let docs: std::result::Result<Vec<RawDocumentBuf>, _> = match session {
+            Some(s) => match action.session(&mut *s).await {
+                Ok(mut cursor) => cursor.stream(s).try_collect().await,
+                Err(e) => Err(e),
+            },
+            None => match action.await {
+                Ok(cursor) => cursor.try_collect().await,
+                Err(e) => Err(e),
+            },
+        };
+        let docs = docs.map_err(|e| self.page_error(e))?;
+        self.to_page(docs)
+    }
+
+    fn to_page(&self, docs: Vec<RawDocumentBuf>) -> Result<Page<C>> {
+        let (key, _) = self.order();
+        let full = docs.len() >= self.size as usize;
+        let mut items = Vec::with_capacity(docs.len());
+        let mut next: Option<Cursor> = self.after.clone();
+        for raw in &docs {
+            let id = raw_path(raw, "_id");
+            let last = raw_path(raw, key);
+            next = Some(match next.take() {
+                Some(mut prev) if key != "_id" && prev.last == last => {
+                    prev.ties.push(prev.id);
+                    prev.id = id;
+                    prev
+                }
+                _ => Cursor {
+                    last,
+                    id,
+                    ties: Vec::new(),
+                },
+            });
+            let item = bson::from_slice::<C>(raw.as_bytes()).map_err(|e| Error::Deserialize {
+                model: C::NAME,
+                source: Box::new(e),
+            })?;
+            items.push(item);
+        }
+        Ok(Page {
+            items,
+            next: if full { next } else { None },
+        })
+    }
+
+    fn page_error(&self, e: mongodb::error::Error) -> Error {
+        let err = self.repo.err(e, "page through");
+        let missing_index = err.code() == Some(2)
+            && matches!(&err, Error::Driver(d) if d.to_string().contains("hint"));
+        if missing_index {
+            let keys: Vec<(String, Direction)> = self
+                .index_keys()
+                .iter()
+                .map(|(k, v)| {
+                    let dir = if v.as_i32() == Some(-1) {
+                        Direction::Desc
+                    } else {
+                        Direction::Asc
+                    };
+                    (k.clone(), dir)
+                })
+                .collect();
+            return Error::MissingIndex {
+                collection: C::COLLECTION,
+                index: default_name(&keys),
+            };
+        }
+        err
+    }
+
+    /// How many children the parent has: one `aggregate` (`countDocuments`),
+    /// a `COUNT_SCAN` on the reference index.
+    pub async fn count(&self) -> Result<u64> {
+        self.repo.count_opt(None, self.parent_filter()).await
+    }
+
+    /// [`count`](Self::count) in the caller's session.
+    pub async fn count_in(&self, session: &mut ClientSession) -> Result<u64> {
+        self.repo
+            .count_opt(Some(session), self.parent_filter())
+            .await
+    }
+
+    /// What the server does for this page: `explain` with `executionStats`.
+    pub async fn explain(&self) -> Result<PlanSummary> {
+        explain_find(self.repo.database(), C::COLLECTION, &self.shape()).await
+    }
+}

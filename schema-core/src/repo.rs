@@ -1,0 +1,414 @@
+//! The typed repository of one model: insert, get, replace, update, delete,
+//! find and count over `mongodb::Collection<M>`.
+//!
+//! Every method has a `*_in` twin that takes the caller's `ClientSession`,
+//! so the caller can compose it into a transaction of their own
+//! (see [`txn::run_in_transaction`](crate::txn::run_in_transaction)).
+//!
+//! ```no_run
+//! # use schema_core::prelude::*;
+//! # use serde::{Deserialize, Serialize};
+//! # #[derive(Document, Serialize, Deserialize)]
+//! # #[document(collection = "posts")]
+//! # struct Post {
+//! #     #[serde(rename = "_id")]
+//! #     id: String,
+//! #     title: String,
+//! # }
+//! # async fn demo(db: mongodb::Database) -> schema_core::Result<()> {
+//! let posts = Repo::<Post>::new(&db);
+//! posts.insert(&Post { id: "p1".into(), title: "Hello".into() }).await?;
+//! let found = posts.find(Post::FIELDS.title.eq(&"Hello".to_owned())).await?;
+//! assert_eq!(found.len(), 1);
+//! posts.update(&"p1".to_owned(), Post::FIELDS.title.set(&"Hi".to_owned())).await?;
+//! # Ok(())
+//! # }
+//! ```
+
+use bson::{doc, Bson, Document as BsonDocument};
+use futures_util::TryStreamExt;
+use mongodb::{ClientSession, Collection, Database};
+
+use crate::error::{Error, Result};
+use crate::field::to_bson;
+use crate::model::Document;
+use crate::relation::Relation;
+use crate::txn::{self, RetryPolicy, TxnSupport};
+
+/// Runs a driver action with the session when there is one.
+macro_rules! with_session {
+    ($action:expr, $session:expr) => {
+        match $session {
+            Some(s) => $action.session(&mut *s).await,
+            None => $action.await,
+        }
+    };
+}
+pub(crate) use with_session;
+
+/// The typed repository of model `M` in one database.
+pub struct Repo<M: Document> {
+    coll: Collection<M>,
+    db: Database,
+    policy: RetryPolicy,
+    support: TxnSupport,
+}
+
+impl<M: Document> Clone for Repo<M> {
+    fn clone(&self) -> Self {
+        Repo {
+            coll: self.coll.clone(),
+            db: self.db.clone(),
+            policy: self.policy.clone(),
+            support: self.support.clone(),
+        }
+    }
+}
+
+impl<M: Document> std::fmt::Debug for Repo<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Repo<{}>({}.{})", M::NAME, self.db.name(), M::COLLECTION)
+    }
+}
+
+impl<M: Document> Repo<M> {
+    /// The repository of `M` in `db` (its collection is `M::COLLECTION`).
+    pub fn new(db: &Database) -> Self {
+        Repo {
+            coll: db.collection(M::COLLECTION),
+            db: db.clone(),
+            policy: RetryPolicy::default(),
+            support: TxnSupport::default(),
+        }
+    }
+
+    /// Uses `policy` for the transactions this repository runs itself.
+    pub fn with_retry(mut self, policy: RetryPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// The typed driver collection, for anything the repository does not cover.
+    pub fn collection(&self) -> &Collection<M> {
+        &self.coll
+    }
+
+    /// The database.
+    pub fn database(&self) -> &Database {
+        &self.db
+    }
+
+    /// The retry policy of the transactions it runs itself.
+    pub fn retry_policy(&self) -> &RetryPolicy {
+        &self.policy
+    }
+
+    /// Whether the deployment runs transactions, asked once per repository.
+    pub(crate) fn support(&self) -> &TxnSupport {
+        &self.support
+    }
+
+    /// The same collection with raw documents.
+    pub(crate) fn raw(&self) -> Collection<BsonDocument> {
+        self.coll.clone_with_type()
+    }
+
+    /// Inserts one document: one `insert`.
+    pub async fn insert(&self, doc: &M) -> Result<()> {
+        self.insert_opt(None, doc).await
+    }
+
+    /// [`insert`](Self::insert) in the caller's session.
+    pub async fn insert_in(&self, session: &mut ClientSession, doc: &M) -> Result<()> {
+        self.insert_opt(Some(session), doc).await
+    }
+
+    async fn insert_opt(&self, session: Option<&mut ClientSession>, doc: &M) -> Result<()> {
+        with_session!(self.coll.insert_one(doc), session)
+            .map_err(|e| self.err(e, "insert into"))?;
+        Ok(())
+    }
+
+    /// Inserts documents in one `insert` (ordered); none when `docs` is empty.
+    pub async fn insert_many(&self, docs: &[M]) -> Result<()> {
+        self.insert_many_opt(None, docs).await
+    }
+
+    /// [`insert_many`](Self::insert_many) in the caller's session.
+    pub async fn insert_many_in(&self, session: &mut ClientSession, docs: &[M]) -> Result<()> {
+        self.insert_many_opt(Some(session), docs).await
+    }
+
+    async fn insert_many_opt(&self, session: Option<&mut ClientSession>, docs: &[M]) -> Result<()> {
+        if docs.is_empty() {
+            return Ok(());
+        }
+        with_session!(self.coll.insert_many(docs), session)
+            .map_err(|e| self.err(e, "insert into"))?;
+        Ok(())
+    }
+
+    /// The document with this `_id`: one `find`.
+    pub async fn get(&self, id: &M::Id) -> Result<Option<M>> {
+        self.find_one_opt(None, id_filter::<M>(id)).await
+    }
+
+    /// [`get`](Self::get) in the caller's session.
+    pub async fn get_in(&self, session: &mut ClientSession, id: &M::Id) -> Result<Option<M>> {
+        self.find_one_opt(Some(session), id_filter::<M>(id)).await
+    }
+
+    /// The documents with these `_id`s, in one `find` with `$in` (in no
+    /// particular order; missing ids are skipped).
+    pub async fn get_many<'a>(&self, ids: impl IntoIterator<Item = &'a M::Id>) -> Result<Vec<M>> {
+        self.get_many_opt(None, ids).await
+    }
+
+    /// [`get_many`](Self::get_many) in the caller's session.
+    pub async fn get_many_in<'a>(
+        &self,
+        session: &mut ClientSession,
+        ids: impl IntoIterator<Item = &'a M::Id>,
+    ) -> Result<Vec<M>> {
+        self.get_many_opt(Some(session), ids).await
+    }
+
+    async fn get_many_opt<'a>(
+        &self,
+        session: Option<&mut ClientSession>,
+        ids: impl IntoIterator<Item = &'a M::Id>,
+    ) -> Result<Vec<M>> {
+        let ids: Vec<Bson> = ids.into_iter().map(to_bson).collect();
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.find_opt(session, doc! { "_id": { "$in": ids } }).await
+    }
+
+    /// Replaces the stored document that has `doc`'s `_id`: one `update`.
+    /// Returns whether it existed.
+    pub async fn replace(&self, doc: &M) -> Result<bool> {
+        self.replace_opt(None, doc).await
+    }
+
+    /// [`replace`](Self::replace) in the caller's session.
+    pub async fn replace_in(&self, session: &mut ClientSession, doc: &M) -> Result<bool> {
+        self.replace_opt(Some(session), doc).await
+    }
+
+    async fn replace_opt(&self, session: Option<&mut ClientSession>, doc: &M) -> Result<bool> {
+        let r = with_session!(
+            self.coll.replace_one(id_filter::<M>(doc.id()), doc),
+            session
+        )
+        .map_err(|e| self.err(e, "replace in"))?;
+        Ok(r.matched_count > 0)
+    }
+
+    /// Applies an update document (`{"$set": ...}`; build it with the typed
+    /// fields, e.g. `Post::FIELDS.title.set(&t)`) to the document with this
+    /// `_id`: one `update`. Returns whether it existed. The collection's
+    /// validator still applies: a `$push` past an `#[embed(max)]` is refused
+    /// by the server (use the [`embed`](crate::embed) helpers instead).
+    pub async fn update(&self, id: &M::Id, update: BsonDocument) -> Result<bool> {
+        self.update_opt(None, id, update).await
+    }
+
+    /// [`update`](Self::update) in the caller's session.
+    pub async fn update_in(
+        &self,
+        session: &mut ClientSession,
+        id: &M::Id,
+        update: BsonDocument,
+    ) -> Result<bool> {
+        self.update_opt(Some(session), id, update).await
+    }
+
+    async fn update_opt(
+        &self,
+        session: Option<&mut ClientSession>,
+        id: &M::Id,
+        update: BsonDocument,
+    ) -> Result<bool> {
+        let r = with_session!(self.coll.update_one(id_filter::<M>(id), update), session)
+            .map_err(|e| self.err(e, "update"))?;
+        Ok(r.matched_count > 0)
+    }
+
+    /// Deletes the document with this `_id`. Returns whether it existed.
+    ///
+    /// A model with two-sided links (`#[many_to_many(two_sided)]`) also pulls
+    /// its id from the inverse array of every document on the other side, in
+    /// the same transaction (retried per the repository's policy; refused on
+    /// a standalone). Other models: one `delete`.
+    pub async fn delete(&self, id: &M::Id) -> Result<bool> {
+        if inverse_arrays::<M>().is_empty() {
+            return self.delete_opt(None, id).await;
+        }
+        let models = [M::NAME];
+        txn::run_for(
+            &self.support,
+            &models,
+            self.db.client(),
+            &self.policy,
+            (self, id),
+            |s, (repo, id)| Box::pin(async move { repo.delete_opt(Some(s), id).await }),
+        )
+        .await
+    }
+
+    /// [`delete`](Self::delete) in the caller's session: joins the caller's
+    /// transaction if one is in progress, else cascades in a transaction of
+    /// its own on that session.
+    pub async fn delete_in(&self, session: &mut ClientSession, id: &M::Id) -> Result<bool> {
+        if inverse_arrays::<M>().is_empty() {
+            return self.delete_opt(Some(session), id).await;
+        }
+        let models = [M::NAME];
+        txn::join_or_run_for(
+            &self.support,
+            &models,
+            session,
+            &self.policy,
+            (self, id),
+            |s, (repo, id)| Box::pin(async move { repo.delete_opt(Some(s), id).await }),
+        )
+        .await
+    }
+
+    /// The delete with its cascade; in a transaction when there is a cascade.
+    async fn delete_opt(
+        &self,
+        mut session: Option<&mut ClientSession>,
+        id: &M::Id,
+    ) -> Result<bool> {
+        let id_bson = to_bson(id);
+        for (target, inverse) in inverse_arrays::<M>() {
+            let other = self.db.collection::<BsonDocument>(target);
+            with_session!(
+                other.update_many(
+                    doc! { inverse: &id_bson },
+                    doc! { "$pull": { inverse: &id_bson } }
+                ),
+                session.as_deref_mut()
+            )
+            .map_err(|e| Error::from_server(e, "update", target))?;
+        }
+        let r = with_session!(self.coll.delete_one(doc! { "_id": id_bson }), session)
+            .map_err(|e| self.err(e, "delete from"))?;
+        Ok(r.deleted_count > 0)
+    }
+
+    /// Every document matching `filter` (build it with the typed fields:
+    /// `Post::FIELDS.author_id.eq(&id)`). Unbounded: prefer the paged finders
+    /// of [`relation`](crate::relation) for children.
+    pub async fn find(&self, filter: BsonDocument) -> Result<Vec<M>> {
+        self.find_opt(None, filter).await
+    }
+
+    /// [`find`](Self::find) in the caller's session.
+    pub async fn find_in(
+        &self,
+        session: &mut ClientSession,
+        filter: BsonDocument,
+    ) -> Result<Vec<M>> {
+        self.find_opt(Some(session), filter).await
+    }
+
+    pub(crate) async fn find_opt(
+        &self,
+        session: Option<&mut ClientSession>,
+        filter: BsonDocument,
+    ) -> Result<Vec<M>> {
+        let out = match session {
+            Some(s) => {
+                let mut cursor = self
+                    .coll
+                    .find(filter)
+                    .session(&mut *s)
+                    .await
+                    .map_err(|e| self.err(e, "find in"))?;
+                cursor.stream(s).try_collect().await
+            }
+            None => match self.coll.find(filter).await {
+                Ok(cursor) => cursor.try_collect().await,
+                Err(e) => Err(e),
+            },
+        };
+        out.map_err(|e| self.err(e, "find in"))
+    }
+
+    /// The first document matching `filter`.
+    pub async fn find_one(&self, filter: BsonDocument) -> Result<Option<M>> {
+        self.find_one_opt(None, filter).await
+    }
+
+    /// [`find_one`](Self::find_one) in the caller's session.
+    pub async fn find_one_in(
+        &self,
+        session: &mut ClientSession,
+        filter: BsonDocument,
+    ) -> Result<Option<M>> {
+        self.find_one_opt(Some(session), filter).await
+    }
+
+    async fn find_one_opt(
+        &self,
+        session: Option<&mut ClientSession>,
+        filter: BsonDocument,
+    ) -> Result<Option<M>> {
+        with_session!(self.coll.find_one(filter), session).map_err(|e| self.err(e, "find in"))
+    }
+
+    /// How many documents match `filter`: one `aggregate` (`countDocuments`).
+    pub async fn count(&self, filter: BsonDocument) -> Result<u64> {
+        self.count_opt(None, filter).await
+    }
+
+    /// [`count`](Self::count) in the caller's session.
+    pub async fn count_in(&self, session: &mut ClientSession, filter: BsonDocument) -> Result<u64> {
+        self.count_opt(Some(session), filter).await
+    }
+
+    pub(crate) async fn count_opt(
+        &self,
+        session: Option<&mut ClientSession>,
+        filter: BsonDocument,
+    ) -> Result<u64> {
+        with_session!(self.coll.count_documents(filter), session)
+            .map_err(|e| self.err(e, "count in"))
+    }
+
+    /// Classifies a driver error on this collection.
+    pub(crate) fn err(&self, e: mongodb::error::Error, action: &'static str) -> Error {
+        Error::from_server(e, action, M::COLLECTION)
+    }
+
+    /// [`Error::NotFound`] for this `_id`.
+    pub(crate) fn not_found(id: &Bson) -> Error {
+        Error::NotFound {
+            collection: M::COLLECTION,
+            id: crate::error::id_text(id),
+        }
+    }
+}
+
+/// `{_id: id}`.
+pub(crate) fn id_filter<M: Document>(id: &M::Id) -> BsonDocument {
+    doc! { "_id": to_bson(id) }
+}
+
+/// `(target collection, inverse array)` of every two-sided link of `M`.
+fn inverse_arrays<M: Document>() -> Vec<(&'static str, &'static str)> {
+    M::relations()
+        .into_iter()
+        .filter_map(|r| match r {
+            Relation::ManyToMany {
+                target,
+                inverse: Some(inverse),
+                ..
+            } => Some((target, inverse)),
+            _ => None,
+        })
+        .collect()
+}
