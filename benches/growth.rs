@@ -1,0 +1,371 @@
+//! Seed 000's chat room as a benchmark: the latency of a tiny `$set` on a room
+//! document as the room accumulates 8,000-byte messages, for two models side
+//! by side in one run:
+//!
+//! - array: one `rooms` document whose `messages` array is `$push`ed, written
+//!   with the raw driver, because the framework refuses that model (an
+//!   unbounded `Vec` does not compile);
+//! - referenced: the framework's model, one `roomMessages` document per
+//!   message with an indexed `roomId`, so the room document stays tiny.
+//!
+//! At each mark it times `UPDATES` (default 21) tiny updates per model,
+//! interleaved (array, referenced, array, ...), and prints the medians. Then it
+//! keeps pushing to the array room until the server refuses the push (the
+//! 16 MiB document limit); `TO_LIMIT=0` skips that part.
+//!
+//! Run: `cargo bench --bench growth` (uses `MONGODB_URI` when set, otherwise
+//! starts an embedded `secantusd-rs`).
+
+use std::time::{Duration, Instant};
+
+use bson::{doc, oid::ObjectId, Document as BsonDocument};
+use futures_util::TryStreamExt;
+use mongodb::error::{Error as DriverError, ErrorKind, WriteFailure};
+use mongodb::{Collection, Database};
+use schema_core::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// Message counts at which the tiny updates are timed.
+const MARKS: [u32; 6] = [1, 100, 500, 1_000, 1_500, 2_000];
+/// Bytes of text per message, as in the seed.
+const TEXT_LEN: usize = 8_000;
+/// The room whose document holds its messages (array model).
+const ARRAY_ROOM: &str = "room1";
+/// A tiny room stored in the same collection as the array room.
+const NEIGHBOR_ROOM: &str = "room0";
+/// The room of the referenced model.
+const REFERENCED_ROOM: &str = "room2";
+
+/// A chat room. In the referenced model its document holds no messages.
+#[derive(Document, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[document(collection = "rooms")]
+struct Room {
+    #[serde(rename = "_id")]
+    id: String,
+    last_active: i64,
+}
+
+/// One message, in its own document, pointing at its room; the compound
+/// index `{roomId: 1, n: -1}` serves "the newest messages of a room".
+#[derive(Document, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[document(collection = "roomMessages")]
+struct RoomMessage {
+    #[serde(rename = "_id")]
+    id: ObjectId,
+    #[reference(index, to = Room, sort(n = desc))]
+    room_id: String,
+    n: i32,
+    text: String,
+}
+
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn median(samples: &mut [Duration]) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+/// The server's error code and message, for write and command errors.
+fn code_and_message(err: &DriverError) -> (Option<i32>, String) {
+    match &*err.kind {
+        ErrorKind::Write(WriteFailure::WriteError(e)) => (Some(e.code), e.message.clone()),
+        ErrorKind::Command(e) => (Some(e.code), e.message.clone()),
+        _ => (None, err.to_string()),
+    }
+}
+
+/// Both models. The array model lives in a database of its own, so that the
+/// referenced model's `rooms` collection never holds the big document.
+struct Rooms {
+    /// `rooms` of the array model: the array room and its tiny neighbor.
+    array: Collection<BsonDocument>,
+    /// `rooms` of the referenced model.
+    referenced: Collection<BsonDocument>,
+    /// `roomMessages` of the referenced model.
+    messages: Collection<RoomMessage>,
+    text: String,
+    /// Messages added to each room so far.
+    count: u32,
+}
+
+impl Rooms {
+    /// Pushes message `count + 1` to the array room, returning the push time.
+    async fn push(&self) -> Result<Duration, DriverError> {
+        let update =
+            doc! { "$push": { "messages": { "n": self.count as i32, "text": &self.text } } };
+        let t = Instant::now();
+        self.array
+            .update_one(doc! { "_id": ARRAY_ROOM }, update)
+            .await?;
+        Ok(t.elapsed())
+    }
+
+    /// Inserts message `count + 1` of the referenced room, returning the time.
+    async fn insert(&self) -> Duration {
+        let message = RoomMessage {
+            id: ObjectId::new(),
+            room_id: REFERENCED_ROOM.to_owned(),
+            n: self.count as i32,
+            text: self.text.clone(),
+        };
+        let t = Instant::now();
+        self.messages.insert_one(message).await.expect("insert");
+        t.elapsed()
+    }
+
+    /// The collection holding a room.
+    fn collection(&self, room: &str) -> &Collection<BsonDocument> {
+        if room == REFERENCED_ROOM {
+            &self.referenced
+        } else {
+            &self.array
+        }
+    }
+
+    /// One tiny update of a room, timed.
+    async fn touch(&self, room: &str, i: i64) -> Duration {
+        let t = Instant::now();
+        let result = self
+            .collection(room)
+            .update_one(doc! { "_id": room }, Room::FIELDS.last_active.set(&i))
+            .await
+            .expect("tiny update");
+        let elapsed = t.elapsed();
+        assert_eq!(result.matched_count, 1);
+        elapsed
+    }
+
+    /// `$bsonSize` of a room document, in bytes.
+    async fn size(&self, room: &str) -> i64 {
+        let pipeline = [
+            doc! { "$match": { "_id": room } },
+            doc! { "$project": { "b": { "$bsonSize": "$$ROOT" } } },
+        ];
+        let docs: Vec<BsonDocument> = self
+            .collection(room)
+            .aggregate(pipeline)
+            .await
+            .expect("aggregate")
+            .try_collect()
+            .await
+            .expect("aggregate");
+        match docs.first().and_then(|d| d.get("b")) {
+            Some(bson::Bson::Int32(b)) => i64::from(*b),
+            Some(bson::Bson::Int64(b)) => *b,
+            Some(bson::Bson::Double(b)) => *b as i64,
+            other => panic!("unexpected $bsonSize result: {other:?}"),
+        }
+    }
+}
+
+struct Row {
+    messages: u32,
+    array_mb: f64,
+    push_ms: f64,
+    insert_ms: f64,
+    array: Duration,
+    neighbor: Duration,
+    referenced: Duration,
+}
+
+/// `updates` tiny updates of each room, interleaved, after one untimed each;
+/// returns the medians (array, neighbor, referenced).
+async fn tiny_updates(rooms: &Rooms, updates: usize) -> (Duration, Duration, Duration) {
+    let order = [ARRAY_ROOM, NEIGHBOR_ROOM, REFERENCED_ROOM];
+    for room in order {
+        rooms.touch(room, -1).await;
+    }
+    let mut samples = [Vec::new(), Vec::new(), Vec::new()];
+    for i in 0..updates as i64 {
+        for (room, samples) in order.iter().zip(samples.iter_mut()) {
+            samples.push(rooms.touch(room, i).await);
+        }
+    }
+    let [mut a, mut n, mut r] = samples;
+    (median(&mut a), median(&mut n), median(&mut r))
+}
+
+#[tokio::main]
+async fn main() {
+    let updates: usize = env_or("UPDATES", 21).max(1);
+    let to_limit = env_or("TO_LIMIT", 1u8) != 0;
+
+    let client = schema_core::server::connect()
+        .await
+        .expect("a server: set MONGODB_URI or install secantusd-rs");
+    let name = format!("bench_growth_{}", std::process::id());
+    let db: Database = client.database(&name);
+    let array_db: Database = client.database(&format!("{name}_array"));
+    db.drop().await.expect("drop");
+    array_db.drop().await.expect("drop");
+
+    let report = Schema::new()
+        .with::<Room>()
+        .with::<RoomMessage>()
+        .sync(&db)
+        .await
+        .expect("setup");
+    let index_names: Vec<String> = RoomMessage::indexes().into_iter().map(|i| i.name).collect();
+    println!(
+        "setup: {} steps applied; {} indexes: {}",
+        report.applied.len(),
+        RoomMessage::COLLECTION,
+        index_names.join(", ")
+    );
+
+    let mut rooms = Rooms {
+        array: array_db.collection(Room::COLLECTION),
+        referenced: db.collection(Room::COLLECTION),
+        messages: db.collection(RoomMessage::COLLECTION),
+        text: "x".repeat(TEXT_LEN),
+        count: 0,
+    };
+    rooms
+        .array
+        .insert_many([
+            doc! { "_id": NEIGHBOR_ROOM, "lastActive": 0_i64 },
+            doc! { "_id": ARRAY_ROOM, "lastActive": 0_i64, "messages": [] },
+        ])
+        .await
+        .expect("insert array rooms");
+    db.collection::<Room>(Room::COLLECTION)
+        .insert_one(Room {
+            id: REFERENCED_ROOM.to_owned(),
+            last_active: 0,
+        })
+        .await
+        .expect("insert referenced room");
+
+    println!(
+        "tiny `$set` on a room as {TEXT_LEN}-byte messages accumulate; medians of {updates} updates per room per mark, interleaved"
+    );
+    println!("  array: the room document holds the messages (raw driver, `$push`)");
+    println!("  neighbor: a tiny room in the same collection as the array room");
+    println!(
+        "  referenced: the framework's model, one `{}` document per message",
+        RoomMessage::COLLECTION
+    );
+    println!(
+        "{:>8}  {:>12}  {:>13}  {:>13}  {:>9}  {:>11}  {:>13}",
+        "messages",
+        "array doc MB",
+        "array ms/push",
+        "ref ms/insert",
+        "array ms",
+        "neighbor ms",
+        "referenced ms"
+    );
+
+    let mut rows: Vec<Row> = Vec::new();
+    let started = Instant::now();
+    for mark in MARKS {
+        // Add messages up to the mark, one write per message in each model,
+        // alternating between the models.
+        let (mut push_total, mut insert_total, added) =
+            (Duration::ZERO, Duration::ZERO, mark - rooms.count);
+        while rooms.count < mark {
+            push_total += rooms.push().await.expect("push below the limit");
+            insert_total += rooms.insert().await;
+            rooms.count += 1;
+        }
+        let (array, neighbor, referenced) = tiny_updates(&rooms, updates).await;
+        let row = Row {
+            messages: mark,
+            array_mb: rooms.size(ARRAY_ROOM).await as f64 / 1_048_576.0,
+            push_ms: ms(push_total) / f64::from(added),
+            insert_ms: ms(insert_total) / f64::from(added),
+            array,
+            neighbor,
+            referenced,
+        };
+        println!(
+            "{:>8}  {:>12.2}  {:>13.2}  {:>13.2}  {:>9.2}  {:>11.2}  {:>13.2}",
+            row.messages,
+            row.array_mb,
+            row.push_ms,
+            row.insert_ms,
+            ms(row.array),
+            ms(row.neighbor),
+            ms(row.referenced)
+        );
+        rows.push(row);
+    }
+
+    let (first, last) = (&rows[0], &rows[rows.len() - 1]);
+    let ratio = |f: fn(&Row) -> Duration| f(last).as_secs_f64() / f(first).as_secs_f64();
+    println!(
+        "ratio median at {} / median at {} messages: array {:.2}x, neighbor {:.2}x, referenced {:.2}x",
+        last.messages,
+        first.messages,
+        ratio(|r| r.array),
+        ratio(|r| r.neighbor),
+        ratio(|r| r.referenced)
+    );
+    println!(
+        "referenced room document: {} bytes at {} messages ({:.0} s so far)",
+        rooms.size(REFERENCED_ROOM).await,
+        rooms.count,
+        started.elapsed().as_secs_f64()
+    );
+
+    if to_limit {
+        loop {
+            match rooms.push().await {
+                Ok(_) => {
+                    rooms.insert().await;
+                    rooms.count += 1;
+                }
+                Err(err) => {
+                    let (code, message) = code_and_message(&err);
+                    println!(
+                        "array room: push {} failed with code {}: {message}",
+                        rooms.count + 1,
+                        code.map_or("none".to_owned(), |c| c.to_string())
+                    );
+                    // The room is stuck: the same push fails again.
+                    match rooms.push().await {
+                        Ok(_) => println!("array room: the push after it succeeded"),
+                        Err(e) => println!(
+                            "array room: the push after it fails too (code {})",
+                            code_and_message(&e)
+                                .0
+                                .map_or("none".to_owned(), |c| c.to_string())
+                        ),
+                    }
+                    break;
+                }
+            }
+        }
+        // The referenced room takes the message the array room refused.
+        rooms.insert().await;
+        rooms.count += 1;
+        let (array, neighbor, referenced) = tiny_updates(&rooms, updates).await;
+        let stored = rooms
+            .messages
+            .count_documents(doc! { RoomMessage::FIELDS.room_id.name(): REFERENCED_ROOM })
+            .await
+            .expect("count");
+        println!(
+            "at the limit: array doc {:.2} MB; tiny update medians array {:.2} ms, neighbor {:.2} ms, referenced {:.2} ms; the referenced room holds {stored} messages",
+            rooms.size(ARRAY_ROOM).await as f64 / 1_048_576.0,
+            ms(array),
+            ms(neighbor),
+            ms(referenced)
+        );
+    }
+    println!("total time: {:.0} s", started.elapsed().as_secs_f64());
+
+    db.drop().await.expect("drop");
+    array_db.drop().await.expect("drop");
+}
