@@ -206,3 +206,17 @@ impl<M, C, R> LinkField<M, C, R> {
         self.field
     }
 }
+
+/// A bounded, reference or link field filters like its plain field:
+/// `Post::FIELDS.author_id.eq(&id)`, `.is_in(...)`, `.set(...)`.
+macro_rules! deref_to_field {
+    ($($ty:ident<$m:ident, $t:ident $(, $r:ident)?>),*) => {
+        $(impl<$m, $t $(, $r)?> std::ops::Deref for $ty<$m, $t $(, $r)?> {
+            type Target = Field<$m, $t>;
+            fn deref(&self) -> &Field<$m, $t> {
+                &self.field
+            }
+        })*
+    };
+}
+deref_to_field!(EmbedField<M, C>, RefField<M, T, R>, LinkField<M, C, R>);
