@@ -1,4 +1,7 @@
-//! The derive's output for the seed models, checked without a server.
+//! The derive's output for the seed models, checked without a server, and
+//! the derive's less common features (enums, generics, the subset pattern,
+//! the `crate` override, shadowed prelude names).
+#![deny(warnings)]
 
 mod models;
 
@@ -108,7 +111,7 @@ fn two_sided_links_know_their_inverse() {
     assert!(Student::FIELDS.course_ids.is_two_sided());
     assert_eq!(Student::FIELDS.course_ids.max(), 50);
     assert_eq!(Course::FIELDS.student_ids.max(), 500);
-    assert!(DEFAULT_LINK_MAX > 500);
+    assert_eq!(DEFAULT_LINK_MAX, 1000);
 
     let indexes = Student::indexes();
     assert_eq!(indexes.len(), 1);
@@ -269,4 +272,283 @@ fn round_trips_through_bson_with_the_stored_names() {
     assert_eq!(names, declared);
     let back: Post = bson::from_document(stored).unwrap();
     assert_eq!(back, post);
+}
+
+/// Sub-documents of every shape, the subset pattern and the escape hatch.
+mod features {
+    use bson::doc;
+    use schema_core::prelude::*;
+    use schema_core::Keep;
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Embedded, Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Status {
+        Draft,
+        InReview,
+        #[serde(rename = "live")]
+        Published,
+    }
+
+    #[derive(Embedded, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[serde(tag = "type", rename_all = "lowercase")]
+    pub enum Details {
+        Book { pages: i32 },
+        Dvd { minutes: i32 },
+    }
+
+    #[derive(Embedded, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    pub struct Email(pub String);
+
+    #[derive(Embedded, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    pub struct Range<T> {
+        pub low: T,
+        pub high: T,
+    }
+
+    #[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    #[document(collection = "items")]
+    pub struct Item {
+        #[serde(rename = "_id")]
+        pub id: bson::oid::ObjectId,
+        pub status: Status,
+        pub details: Details,
+        pub contact: Option<Email>,
+        pub price_range: Range<f64>,
+        #[embed(max = 5)]
+        pub sizes: Vec<Option<Range<i32>>>,
+        #[embed(max = 20)]
+        pub labels: std::collections::BTreeMap<String, String>,
+        #[embed(unbounded = "free-form import metadata, capped by the importer")]
+        pub raw: bson::Document,
+        #[serde(skip)]
+        pub cache: Vec<String>,
+        #[serde(with = "bson::serde_helpers::u64_as_f64")]
+        pub views: u64,
+        #[serde(default)]
+        pub note: String,
+    }
+
+    /// The subset pattern: the newest 10 messages stay embedded, every
+    /// message is kept in its own collection.
+    #[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[document(collection = "rooms")]
+    pub struct Room {
+        #[serde(rename = "_id")]
+        pub id: String,
+        #[embed(max = 10, keep = "newest", history = Message)]
+        pub recent: Vec<Message>,
+        #[reference(index, unique, to = Self)]
+        pub parent_id: Option<String>,
+    }
+
+    #[derive(Document, Embedded, Serialize, Deserialize, Debug, Clone, PartialEq)]
+    #[serde(rename_all = "camelCase")]
+    #[document(collection = "messages")]
+    pub struct Message {
+        #[serde(rename = "_id")]
+        pub id: String,
+        #[reference(index, to = Room, sort(n = desc))]
+        pub room_id: String,
+        pub n: i64,
+        pub text: String,
+    }
+
+    #[test]
+    fn unit_enums_list_their_stored_names() {
+        assert_eq!(
+            Status::bson_schema(),
+            doc! { "enum": ["draft", "in_review", "live"] }
+        );
+    }
+
+    #[test]
+    fn tagged_enums_require_their_tag() {
+        assert_eq!(
+            Details::bson_schema(),
+            doc! {
+                "bsonType": "object",
+                "required": ["type"],
+                "properties": { "type": { "enum": ["book", "dvd"] } },
+            }
+        );
+    }
+
+    #[test]
+    fn newtypes_and_generics() {
+        assert_eq!(Email::bson_schema(), doc! { "bsonType": "string" });
+        let range = <Range<f64>>::bson_schema();
+        assert_eq!(
+            range.get_document("properties").unwrap(),
+            &doc! { "low": { "bsonType": "double" }, "high": { "bsonType": "double" } }
+        );
+    }
+
+    #[test]
+    fn skipped_custom_and_default_fields() {
+        let schema = Item::json_schema();
+        let properties = schema.get_document("properties").unwrap();
+        assert!(!properties.contains_key("cache"));
+        assert_eq!(properties.get_document("views").unwrap(), &doc! {});
+        assert_eq!(
+            properties.get_document("raw").unwrap(),
+            &doc! { "bsonType": "object" }
+        );
+        assert_eq!(
+            properties
+                .get_document("labels")
+                .unwrap()
+                .get_i64("maxProperties")
+                .unwrap(),
+            20
+        );
+        let required: Vec<&str> = schema
+            .get_array("required")
+            .unwrap()
+            .iter()
+            .filter_map(|b| b.as_str())
+            .collect();
+        assert_eq!(
+            required,
+            [
+                "_id",
+                "status",
+                "details",
+                "priceRange",
+                "sizes",
+                "labels",
+                "raw",
+                "views"
+            ]
+        );
+        assert_eq!(Item::FIELDS.price_range.name(), "priceRange");
+        assert_eq!(Item::FIELDS.raw.name(), "raw");
+        assert_eq!(
+            Item::relations(),
+            vec![
+                Relation::Embed {
+                    field: "sizes",
+                    stored: "sizes",
+                    max: 5
+                },
+                Relation::Embed {
+                    field: "labels",
+                    stored: "labels",
+                    max: 20
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn subset_pattern_and_self_reference() {
+        assert_eq!(Room::FIELDS.recent.max(), 10);
+        assert_eq!(Room::FIELDS.recent.keep(), Some(Keep::Newest));
+        assert_eq!(Room::FIELDS.recent.history_collection(), Some("messages"));
+        let indexes = Room::indexes();
+        assert_eq!(indexes[0].name, "parent_id_1");
+        assert!(indexes[0].unique);
+        assert_eq!(
+            Room::relations()[1],
+            Relation::Reference {
+                field: "parent_id",
+                stored: "parent_id",
+                target: Some("rooms"),
+                sort: None,
+            }
+        );
+        assert_eq!(Message::indexes()[0].name, "roomId_1_n_-1");
+        // A type can be a document and a sub-document at once.
+        let schema = Room::json_schema();
+        let recent = schema
+            .get_document("properties")
+            .unwrap()
+            .get_document("recent")
+            .unwrap();
+        assert_eq!(recent.get_i64("maxItems").unwrap(), 10);
+        assert!(recent
+            .get_document("items")
+            .unwrap()
+            .get_document("properties")
+            .unwrap()
+            .contains_key("roomId"));
+    }
+}
+
+/// Generated code names everything by absolute paths: a user's own
+/// `Result`, `Option`, `Vec`, `String`, `Some`, `None` or `bson` do not break it.
+mod shadowing {
+    #![allow(dead_code, non_camel_case_types)]
+    use ::schema_core::{Document, Embedded};
+    use serde::{Deserialize, Serialize};
+
+    struct Result;
+    struct Option;
+    struct Vec;
+    struct Some;
+    struct None;
+    struct Ok;
+    struct Box;
+    struct bool;
+    mod bson {}
+    mod core {}
+    mod std {}
+
+    #[derive(Embedded, Serialize, Deserialize)]
+    pub struct Inner {
+        pub n: i32,
+    }
+
+    #[derive(Document, Serialize, Deserialize)]
+    #[document(collection = "shadows", index(keys(at = desc), name = "by_at", partial(n(gt = 1))))]
+    pub struct Shadowed {
+        #[serde(rename = "_id")]
+        pub id: ::std::string::String,
+        #[reference(index, sort(at = desc))]
+        pub owner: ::std::string::String,
+        pub at: i64,
+        #[embed(max = 3)]
+        pub inner: ::std::vec::Vec<Inner>,
+        pub n: i32,
+    }
+
+    #[test]
+    fn expands() {
+        assert_eq!(<Shadowed as Document>::indexes().len(), 2);
+        assert_eq!(<Shadowed as Document>::FIELDS.owner.name(), "owner");
+    }
+}
+
+/// `#[document(crate = "...")]` for a crate that re-exports schema_core.
+mod crate_override {
+    pub mod reexport {
+        pub use schema_core;
+    }
+    use schema_core::Document as _;
+    use serde::{Deserialize, Serialize};
+
+    #[derive(schema_core::Embedded, Serialize, Deserialize)]
+    #[document(crate = "crate::crate_override::reexport::schema_core")]
+    pub struct Part {
+        pub name: String,
+    }
+
+    #[derive(schema_core::Document, Serialize, Deserialize)]
+    #[document(
+        collection = "machines",
+        crate = "crate::crate_override::reexport::schema_core"
+    )]
+    pub struct Machine {
+        #[serde(rename = "_id")]
+        pub id: String,
+        #[embed(max = 4)]
+        pub parts: Vec<Part>,
+    }
+
+    #[test]
+    fn expands() {
+        assert_eq!(Machine::COLLECTION, "machines");
+        assert_eq!(Machine::FIELDS.parts.max(), 4);
+    }
 }

@@ -57,6 +57,9 @@ pub struct Field<'a> {
     pub label: String,
     pub serde: SerdeField,
     pub kind: FieldKind,
+    /// Two of the derive's attributes conflicted on this field (reported);
+    /// checks of the kept one are skipped.
+    pub conflicted: bool,
 }
 
 impl Field<'_> {
@@ -96,7 +99,11 @@ impl<'a> Input<'a> {
     pub fn from_syn(cx: &Ctxt, input: &'a DeriveInput, derive: Derive) -> Input<'a> {
         let serde = serde_attr::container(&input.attrs);
         let attrs = attr::container(cx, &input.attrs, derive == Derive::Document);
-        attr::reject_field_attrs(cx, &input.attrs, "the type");
+        let noun = match input.data {
+            syn::Data::Enum(_) => "the enum",
+            _ => "the struct",
+        };
+        attr::reject_field_attrs(cx, &input.attrs, noun);
         let data = match &input.data {
             syn::Data::Struct(data) => match &data.fields {
                 syn::Fields::Named(fields) => Data::Struct(parse_fields(
@@ -323,7 +330,7 @@ fn parse_fields<'a>(
                 Some(variant) => format!("{variant}.{name}"),
                 None => name.clone(),
             };
-            let kind = attr::field(cx, &field.attrs, &label);
+            let (kind, conflicted) = attr::field(cx, &field.attrs, &label);
             Field {
                 original: field,
                 member,
@@ -333,6 +340,7 @@ fn parse_fields<'a>(
                 label,
                 serde,
                 kind,
+                conflicted,
             }
         })
         .collect()

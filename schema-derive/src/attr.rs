@@ -188,6 +188,9 @@ pub struct IndexAttr {
 /// `#[document(...)]`.
 #[derive(Default)]
 pub struct ContainerAttrs {
+    /// Whether an unknown key was reported (a misspelled `collection`, say),
+    /// so that its absence is not reported a second time.
+    pub unknown_keys: bool,
     pub collection: Option<LitStr>,
     pub krate: Option<syn::Path>,
     pub indexes: Vec<IndexAttr>,
@@ -395,14 +398,14 @@ impl Written {
 
 fn parse_written(input: ParseStream) -> Written {
     let fork = input.fork();
-    let literal = (|| -> syn::Result<(bool, Lit)> {
+    let literal = (|| -> syn::Result<(Option<Token![-]>, Lit)> {
         let minus: Option<Token![-]> = fork.parse()?;
         let lit: Lit = fork.parse()?;
-        Ok((minus.is_some(), lit))
+        Ok((minus, lit))
     })();
     let at_end = fork.is_empty() || fork.peek(Token![,]);
-    if let (Ok((negative, lit)), true) = (literal, at_end) {
-        let minus = negative.then(|| quote!(-));
+    if let (Ok((minus, lit)), true) = (literal, at_end) {
+        let negative = minus.is_some();
         let tokens = quote!(#minus #lit);
         // Move the real stream past what the fork read.
         skip_rest(input);
@@ -600,6 +603,7 @@ fn parse_partial_value(input: ParseStream) -> syn::Result<Value> {
         } => float
             .base10_parse::<f64>()
             .ok()
+            .filter(|f| f.is_finite())
             .map(|f| Value::Float(if *negative { -f } else { f })),
         Written::Lit {
             negative: false,
@@ -621,6 +625,39 @@ fn parse_partial_value(input: ParseStream) -> syn::Result<Value> {
     })
 }
 
+/// `(gt = 18, lte = 65)`.
+fn parse_ops(content: ParseStream) -> syn::Result<Vec<(Op, Value)>> {
+    let mut ops = Vec::new();
+    while !content.is_empty() {
+        let op_ident = content.call(Ident::parse_any)?;
+        let op_name = op_ident.unraw().to_string();
+        let op = match op_name.as_str() {
+            EXISTS => Op::Exists,
+            EQ => Op::Eq,
+            GT => Op::Gt,
+            GTE => Op::Gte,
+            LT => Op::Lt,
+            LTE => Op::Lte,
+            TYPE => Op::Type,
+            _ => {
+                return Err(syn::Error::new(
+                    op_ident.span(),
+                    format!(
+                        "unknown partial filter operator `{op_name}`{}",
+                        suggest::hint(&op_name, PARTIAL_OPS)
+                    ),
+                ))
+            }
+        };
+        content.parse::<Token![=]>()?;
+        ops.push((op, parse_partial_value(content)?));
+        if !content.is_empty() {
+            content.parse::<Token![,]>()?;
+        }
+    }
+    Ok(ops)
+}
+
 /// `(status = "active", email(exists = true), age(gt = 18, lte = 65))`.
 fn parse_partial(input: ParseStream) -> syn::Result<Vec<PartialCond>> {
     let mut conds = Vec::new();
@@ -631,34 +668,9 @@ fn parse_partial(input: ParseStream) -> syn::Result<Vec<PartialCond>> {
             PartialTest::Equals(parse_partial_value(input)?)
         } else if input.peek(syn::token::Paren) {
             let content = parens(input)?;
-            let mut ops = Vec::new();
-            while !content.is_empty() {
-                let op_ident = content.call(Ident::parse_any)?;
-                let op_name = op_ident.unraw().to_string();
-                let op = match op_name.as_str() {
-                    EXISTS => Op::Exists,
-                    EQ => Op::Eq,
-                    GT => Op::Gt,
-                    GTE => Op::Gte,
-                    LT => Op::Lt,
-                    LTE => Op::Lte,
-                    TYPE => Op::Type,
-                    _ => {
-                        return Err(syn::Error::new(
-                            op_ident.span(),
-                            format!(
-                                "unknown partial filter operator `{op_name}`{}",
-                                suggest::hint(&op_name, PARTIAL_OPS)
-                            ),
-                        ))
-                    }
-                };
-                content.parse::<Token![=]>()?;
-                ops.push((op, parse_partial_value(&content)?));
-                if !content.is_empty() {
-                    content.parse::<Token![,]>()?;
-                }
-            }
+            let ops = parse_ops(&content);
+            drain(&content);
+            let ops = ops?;
             if ops.is_empty() {
                 return Err(syn::Error::new(
                     key.span(),
@@ -733,7 +745,8 @@ fn check_collection(cx: &Ctxt, lit: &LitStr) {
 }
 
 /// Parses every `#[document(...)]` on a container. `for_document` is false
-/// for `#[derive(Embedded)]`, which accepts only `crate`.
+/// for `#[derive(Embedded)]`: there `collection` means the type is also a
+/// root document, and `index` without it is an error.
 pub fn container(cx: &Ctxt, attrs: &[Attribute], for_document: bool) -> ContainerAttrs {
     let mut out = ContainerAttrs::default();
     let mut seen_crate = false;
@@ -743,14 +756,6 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute], for_document: bool) -> Containe
             continue;
         }
         for_each_key(cx, attr, |meta, name, span| match name {
-            COLLECTION | INDEX if !for_document => {
-                cx.error_at(
-                    span,
-                    format!(
-                        "`{name}` only applies to `#[derive(Document)]`: a sub-document is stored inside its parent's collection"
-                    ),
-                );
-            }
             COLLECTION => {
                 if let Some(lit) = str_value(cx, meta, name, span, "\"posts\"") {
                     check_collection(cx, &lit);
@@ -780,14 +785,20 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute], for_document: bool) -> Containe
                 }
             }
             _ => {
-                let known: &[&str] = if for_document {
-                    DOCUMENT_KEYS
-                } else {
-                    &[CRATE]
-                };
-                unknown_key(cx, DOCUMENT, name, span, known);
+                unknown_key(cx, DOCUMENT, name, span, DOCUMENT_KEYS);
+                out.unknown_keys = true;
             }
         });
+    }
+    // On `#[derive(Embedded)]`, `collection` says the type is also a root
+    // document (`#[derive(Document, Embedded)]`), whose derive uses the rest.
+    if !for_document && out.collection.is_none() {
+        if let Some(index) = out.indexes.first() {
+            cx.error_at(
+                index.span,
+                "`index` belongs to a root document: a sub-document is stored inside its parent's collection (add `#[derive(Document)]` and `collection = \"...\"`, or declare the index on the parent)",
+            );
+        }
     }
     out
 }
@@ -873,8 +884,11 @@ fn index(cx: &Ctxt, meta: &ParseNestedMeta, span: Span) -> Option<IndexAttr> {
 
 /// Parses the derive's attributes on one field. `what` names the field in
 /// messages. Duplicated or conflicting attributes are reported on the second.
-pub fn field(cx: &Ctxt, attrs: &[Attribute], what: &str) -> FieldKind {
+/// The second value is true when attributes conflicted: checks specific to
+/// the kept attribute are then skipped, to report the conflict alone.
+pub fn field(cx: &Ctxt, attrs: &[Attribute], what: &str) -> (FieldKind, bool) {
     let mut kind = FieldKind::Plain;
+    let mut conflicted = false;
     for attr in attrs.iter().filter(|a| is_ours(a)) {
         let parsed = if attr.path().is_ident(EMBED) {
             FieldKind::Embed(embed(cx, attr))
@@ -889,6 +903,9 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute], what: &str) -> FieldKind {
             );
             continue;
         };
+        if !matches!(kind, FieldKind::Plain) {
+            conflicted = true;
+        }
         match &kind {
             FieldKind::Plain => kind = parsed,
             first if first.attr_name() == parsed.attr_name() => cx.error_spanned_by(
@@ -909,7 +926,7 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute], what: &str) -> FieldKind {
             ),
         }
     }
-    kind
+    (kind, conflicted)
 }
 
 /// Reports the derive's attributes where they do not belong (a container or
@@ -941,6 +958,7 @@ fn embed(cx: &Ctxt, attr: &Attribute) -> EmbedAttr {
     let mut history_span = None;
     let mut unbounded_span = None;
     let mut max_given = false;
+    let mut unknown = false;
     for_each_key(cx, attr, |meta, name, span| match name {
         MAX => {
             if max_given {
@@ -979,7 +997,10 @@ fn embed(cx: &Ctxt, attr: &Attribute) -> EmbedAttr {
             history_span = Some(span);
             out.history = type_value(cx, meta, name, span);
         }
-        _ => unknown_key(cx, EMBED, name, span, EMBED_KEYS),
+        _ => {
+            unknown_key(cx, EMBED, name, span, EMBED_KEYS);
+            unknown = true;
+        }
     });
     match (unbounded_span, max_given) {
         (Some(span), true) => {
@@ -993,8 +1014,8 @@ fn embed(cx: &Ctxt, attr: &Attribute) -> EmbedAttr {
                 );
             }
         }
-        (None, true) => {}
-        (None, false) => cx.error_spanned_by(
+        (None, _) if max_given || unknown => {}
+        (None, _) => cx.error_spanned_by(
             attr,
             "`#[embed]` needs `max = N`, the most items the field may hold: `#[embed(max = 100)]` (or `#[embed(unbounded = \"reason\")]` to opt out explicitly)",
         ),
@@ -1018,6 +1039,7 @@ fn reference(cx: &Ctxt, attr: &Attribute) -> RefAttr {
         sort: None,
     };
     let mut seen_sort = false;
+    let mut unknown = false;
     for_each_key(cx, attr, |meta, name, span| match name {
         INDEX => flag(cx, meta, name, span, &mut out.index),
         UNIQUE => flag(cx, meta, name, span, &mut out.unique),
@@ -1044,9 +1066,12 @@ fn reference(cx: &Ctxt, attr: &Attribute) -> RefAttr {
                 }
             }
         }
-        _ => unknown_key(cx, REFERENCE, name, span, REFERENCE_KEYS),
+        _ => {
+            unknown_key(cx, REFERENCE, name, span, REFERENCE_KEYS);
+            unknown = true;
+        }
     });
-    if !out.index {
+    if !out.index && !unknown {
         cx.error_spanned_by(
             attr,
             "a reference must be indexed: write `#[reference(index)]`",
@@ -1068,6 +1093,7 @@ fn many_to_many(cx: &Ctxt, attr: &Attribute) -> LinkAttr {
     let mut two_sided = None;
     let mut one_sided = None;
     let mut inverse_span = None;
+    let mut unknown = false;
     for_each_key(cx, attr, |meta, name, span| match name {
         TWO_SIDED | ONE_SIDED => {
             let mut seen = false;
@@ -1109,15 +1135,19 @@ fn many_to_many(cx: &Ctxt, attr: &Attribute) -> LinkAttr {
             out.max = int_value(cx, meta, name, span, 1, u64::from(u32::MAX))
                 .and_then(|(n, _)| u32::try_from(n).ok());
         }
-        _ => unknown_key(cx, MANY_TO_MANY, name, span, MANY_TO_MANY_KEYS),
+        _ => {
+            unknown_key(cx, MANY_TO_MANY, name, span, MANY_TO_MANY_KEYS);
+            unknown = true;
+        }
     });
     out.two_sided = two_sided.is_some();
     match (two_sided, one_sided) {
+        (None, None) if unknown => {}
         (None, None) => cx.error_spanned_by(
             attr,
             "`#[many_to_many]` needs `two_sided` (both models keep an id array, written in one transaction) or `one_sided` (only this model keeps one)",
         ),
-        (Some(_), _) if inverse_span.is_none() => cx.error_spanned_by(
+        (Some(_), _) if inverse_span.is_none() && !unknown => cx.error_spanned_by(
             attr,
             "`#[many_to_many(two_sided)]` needs `inverse = field`: the id array on the other model that points back here",
         ),
@@ -1131,7 +1161,7 @@ fn many_to_many(cx: &Ctxt, attr: &Attribute) -> LinkAttr {
         }
         _ => {}
     }
-    if out.to.is_none() {
+    if out.to.is_none() && !unknown {
         cx.error_spanned_by(
             attr,
             "`#[many_to_many]` needs `to = Model`: the model whose ids the array holds",
@@ -1166,7 +1196,7 @@ mod tests {
     #[test]
     fn embed_max() {
         let cx = Ctxt::new();
-        let kind = field(&cx, &attrs("#[embed(max = 10)]"), "tags");
+        let (kind, _) = field(&cx, &attrs("#[embed(max = 10)]"), "tags");
         assert!(matches!(
             kind,
             FieldKind::Embed(EmbedAttr { max: Some(10), .. })

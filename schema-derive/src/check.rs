@@ -33,6 +33,11 @@ pub fn check(cx: &Ctxt, input: &Input) {
     stored_names_are_distinct(cx, input);
 }
 
+/// Fields whose attributes did not conflict: a conflict is reported alone.
+fn checked_fields<'a, 'b>(input: &'b Input<'a>) -> impl Iterator<Item = &'b Field<'a>> {
+    input.all_fields().into_iter().filter(|f| !f.conflicted)
+}
+
 /// A root document is stored as one BSON object whose keys are its fields:
 /// an enum, a tuple struct or a unit struct has no such shape.
 fn document_is_a_struct_with_named_fields(cx: &Ctxt, input: &Input) {
@@ -63,7 +68,10 @@ fn document_is_a_struct_with_named_fields(cx: &Ctxt, input: &Input) {
 
 /// Every root document names its collection.
 fn document_has_a_collection(cx: &Ctxt, input: &Input) {
-    if input.derive == Derive::Document && input.attrs.collection.is_none() {
+    if input.derive == Derive::Document
+        && input.attrs.collection.is_none()
+        && !input.attrs.unknown_keys
+    {
         cx.error_spanned_by(
             input.ident,
             "`#[derive(Document)]` needs `#[document(collection = \"...\")]`: the collection the model is stored in",
@@ -125,7 +133,7 @@ fn document_is_not_transparent(cx: &Ctxt, input: &Input) {
 /// document hits 16 MiB. Obvious cases are named here; the trait bound in the
 /// generated code catches the rest (aliases, nested sub-documents).
 fn arrays_and_maps_are_bounded(cx: &Ctxt, input: &Input) {
-    for field in input.all_fields() {
+    for field in checked_fields(input) {
         if !field.is_stored() || !matches!(field.kind, FieldKind::Plain) {
             continue;
         }
@@ -144,7 +152,7 @@ fn arrays_and_maps_are_bounded(cx: &Ctxt, input: &Input) {
 
 /// `#[embed(max = N)]` bounds an array or map; on a single value it means nothing.
 fn embed_is_on_an_array_or_map(cx: &Ctxt, input: &Input) {
-    for field in input.all_fields() {
+    for field in checked_fields(input) {
         if let FieldKind::Embed(embed) = &field.kind {
             if embed.unbounded.is_some() {
                 continue;
@@ -164,7 +172,7 @@ fn embed_is_on_an_array_or_map(cx: &Ctxt, input: &Input) {
 
 /// A many-to-many link is an array of ids.
 fn many_to_many_is_on_an_array(cx: &Ctxt, input: &Input) {
-    for field in input.all_fields() {
+    for field in checked_fields(input) {
         if let FieldKind::ManyToMany(link) = &field.kind {
             let found = match (ty::scalar_name(field.ty), ty::growable(field.ty)) {
                 (Some(scalar), _) => format!("a `{scalar}`"),
@@ -185,7 +193,7 @@ fn many_to_many_is_on_an_array(cx: &Ctxt, input: &Input) {
 /// A reference is one id held by the child; an array of ids is a
 /// many-to-many link with its own bound.
 fn reference_holds_one_id(cx: &Ctxt, input: &Input) {
-    for field in input.all_fields() {
+    for field in checked_fields(input) {
         if let FieldKind::Reference(reference) = &field.kind {
             if ty::is_list(field.ty) || ty::growable(field.ty).is_some() {
                 cx.error_at(
@@ -200,7 +208,8 @@ fn reference_holds_one_id(cx: &Ctxt, input: &Input) {
 /// References and many-to-many links create indexes and relations on a
 /// collection, so they belong to root documents.
 fn links_are_on_documents(cx: &Ctxt, input: &Input) {
-    if input.derive == Derive::Document {
+    // `collection` on an `Embedded` type: it is also a root document.
+    if input.derive == Derive::Document || input.attrs.collection.is_some() {
         return;
     }
     for field in input.all_fields() {

@@ -7,14 +7,13 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{model_type, private};
+use super::{model_type, private_at};
 use crate::ast::{Derive, Input};
 use crate::attr::FieldKind;
 
 /// A never-called fn whose body holds the assertions; type checking it is
 /// what enforces them.
 pub fn expand(input: &Input) -> TokenStream {
-    let p = private(input);
     let ident = input.ident;
     let mut asserts = Vec::new();
     for field in input.all_fields() {
@@ -22,6 +21,7 @@ pub fn expand(input: &Input) -> TokenStream {
             continue;
         }
         let ty = field.ty;
+        let p = private_at(input, ty.span());
         match &field.kind {
             FieldKind::Plain | FieldKind::Reference(_) => {
                 // A custom serializer's Rust type is not what is stored (and is
@@ -42,6 +42,7 @@ pub fn expand(input: &Input) -> TokenStream {
                     (&link.inverse, &link.to, link.two_sided, input.derive)
                 {
                     let to = model_type(to, input);
+                    let p = private_at(input, inverse.span());
                     asserts.push(quote_spanned! {inverse.span()=>
                         let _: &#p::LinkField<#to, _, #ident> =
                             &<#to as #p::Document>::FIELDS.#inverse;

@@ -33,6 +33,8 @@ pub fn expand(input: &Input) -> TokenStream {
     let checks = bounded::expand(input);
 
     quote! {
+        #checks
+
         #fields_def
 
         #[automatically_derived]
@@ -40,8 +42,8 @@ pub fn expand(input: &Input) -> TokenStream {
             type Id = #id_ty;
             type Fields = #fields_ident;
             const FIELDS: #fields_ident = #fields_value;
-            const COLLECTION: &'static str = #collection;
-            const NAME: &'static str = #name;
+            const COLLECTION: &'static ::core::primitive::str = #collection;
+            const NAME: &'static ::core::primitive::str = #name;
 
             fn id(&self) -> &#id_ty {
                 &self.#id_member
@@ -59,7 +61,5 @@ pub fn expand(input: &Input) -> TokenStream {
                 #schema
             }
         }
-
-        #checks
     }
 }

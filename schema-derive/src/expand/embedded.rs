@@ -23,6 +23,8 @@ pub fn expand(input: &Input) -> TokenStream {
     let (schema, optional) = schema(input);
     let checks = bounded::expand(input);
     quote! {
+        #checks
+
         #[automatically_derived]
         impl #impl_generics #p::Bounded for #ident #ty_generics #where_clause {}
 
@@ -32,15 +34,13 @@ pub fn expand(input: &Input) -> TokenStream {
                 #schema
             }
 
-            fn optional() -> bool {
+            fn optional() -> ::core::primitive::bool {
                 #optional
             }
         }
 
         #[automatically_derived]
         impl #impl_generics #p::Embedded for #ident #ty_generics #where_clause {}
-
-        #checks
     }
 }
 

@@ -56,8 +56,8 @@ fn document(input: &Input) -> TokenStream {
             type Id = #id_ty;
             type Fields = #fields_ty;
             const FIELDS: #fields_ty = #fields_value;
-            const COLLECTION: &'static str = #collection;
-            const NAME: &'static str = #name;
+            const COLLECTION: &'static ::core::primitive::str = #collection;
+            const NAME: &'static ::core::primitive::str = #name;
 
             fn id(&self) -> &#id_ty {
                 #id_body

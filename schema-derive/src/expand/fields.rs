@@ -55,11 +55,11 @@ pub fn expand(input: &Input) -> Fields {
                             let history = model_type(history, input);
                             let helper = format_ident!("__history_{}", field.name);
                             helpers.push(quote! {
-                                fn #helper() -> &'static str {
+                                fn #helper() -> &'static ::core::primitive::str {
                                     <#history as #p::Document>::COLLECTION
                                 }
                             });
-                            quote!(#p::Some(#helper as fn() -> &'static str))
+                            quote!(#p::Some(#helper as fn() -> &'static ::core::primitive::str))
                         }
                         None => quote!(#p::None),
                     };
@@ -98,11 +98,11 @@ pub fn expand(input: &Input) -> Fields {
                     (Some(inverse), true) => {
                         let helper = format_ident!("__inverse_{}", field.name);
                         helpers.push(quote! {
-                            fn #helper() -> &'static str {
+                            fn #helper() -> &'static ::core::primitive::str {
                                 <#target as #p::Document>::FIELDS.#inverse.name()
                             }
                         });
-                        quote!(#p::Some(#helper as fn() -> &'static str))
+                        quote!(#p::Some(#helper as fn() -> &'static ::core::primitive::str))
                     }
                     _ => quote!(#p::None),
                 };

@@ -12,7 +12,7 @@ mod indexes;
 mod relations;
 mod validator;
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::quote;
 use syn::{DeriveInput, Type};
 
@@ -81,4 +81,28 @@ fn model_type(ty: &Type, input: &Input) -> TokenStream {
         }
     }
     quote!(#ty)
+}
+
+/// `private(input)` with every token at `span`: an error about an expression
+/// built from it (an unsatisfied bound) then points at the user's tokens
+/// rather than at the derive.
+fn private_at(input: &Input, span: Span) -> TokenStream {
+    respan(private(input), span)
+}
+
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|tt| match tt {
+            TokenTree::Group(group) => {
+                let mut respanned = Group::new(group.delimiter(), respan(group.stream(), span));
+                respanned.set_span(span);
+                TokenTree::Group(respanned)
+            }
+            mut other => {
+                other.set_span(span);
+                other
+            }
+        })
+        .collect()
 }

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::private;
+use super::{private, private_at};
 use crate::ast::{Field, Input};
 use crate::attr::FieldKind;
 use crate::ty;
@@ -37,7 +37,8 @@ pub fn schema(input: &Input, field: &Field) -> TokenStream {
     if field.serde.custom_serializer {
         return quote!(#p::bson::Document::new());
     }
-    let base = quote_spanned!(ty.span()=> <#ty as #p::BsonSchema>::bson_schema());
+    let at = private_at(input, ty.span());
+    let base = quote_spanned!(ty.span()=> <#ty as #at::BsonSchema>::bson_schema());
     match &field.kind {
         FieldKind::Embed(embed) => match embed.max {
             Some(max) => quote!(#p::with_max_items(#base, #max)),
@@ -58,7 +59,6 @@ pub fn schema(input: &Input, field: &Field) -> TokenStream {
 /// it out (`default`, `skip_serializing_if`) or the type allows absence
 /// (`Option`).
 pub fn required(input: &Input, field: &Field) -> TokenStream {
-    let p = private(input);
     let ty = field.ty;
     if input.serde.default || field.serde.may_be_missing {
         quote!(false)
@@ -66,6 +66,7 @@ pub fn required(input: &Input, field: &Field) -> TokenStream {
         let required = !ty::is_option(ty);
         quote!(#required)
     } else {
-        quote_spanned!(ty.span()=> !<#ty as #p::BsonSchema>::optional())
+        let at = private_at(input, ty.span());
+        quote_spanned!(ty.span()=> !<#ty as #at::BsonSchema>::optional())
     }
 }

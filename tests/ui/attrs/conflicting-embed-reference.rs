@@ -1,0 +1,14 @@
+use schema_core::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Document, Serialize, Deserialize)]
+#[document(collection = "posts")]
+struct Post {
+    #[serde(rename = "_id")]
+    id: String,
+    #[embed(max = 10)]
+    #[reference(index)]
+    author_id: String,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use schema_core::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Document, Serialize, Deserialize)]
+struct Post {
+    #[serde(rename = "_id")]
+    id: String,
+}
+
+fn main() {}

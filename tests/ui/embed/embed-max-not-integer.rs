@@ -1,0 +1,15 @@
+use schema_core::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Document, Serialize, Deserialize)]
+#[document(collection = "posts")]
+struct Post {
+    #[serde(rename = "_id")]
+    id: String,
+    #[embed(max = "10")]
+    tags: Vec<String>,
+    #[embed(max = 1.5)]
+    links: Vec<String>,
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+use schema_core::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Document, Serialize, Deserialize)]
+#[document(collection = "posts")]
+struct Post {
+    #[serde(rename = "_id")]
+    id: String,
+    #[embed(max = 0)]
+    tags: Vec<String>,
+}
+
+fn main() {}

@@ -1,0 +1,15 @@
+use schema_core::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Document, Serialize, Deserialize)]
+#[document(collection = "posts")]
+struct Post {
+    #[serde(rename = "_id")]
+    id: String,
+    #[embed]
+    tags: Vec<String>,
+    #[embed(keep = "newest")]
+    links: Vec<String>,
+}
+
+fn main() {}

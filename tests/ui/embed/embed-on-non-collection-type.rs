@@ -1,0 +1,15 @@
+use schema_core::prelude::*;
+use serde::{Deserialize, Serialize};
+
+type Title = String;
+
+#[derive(Document, Serialize, Deserialize)]
+#[document(collection = "posts")]
+struct Post {
+    #[serde(rename = "_id")]
+    id: String,
+    #[embed(max = 10)]
+    title: Title,
+}
+
+fn main() {}
