@@ -1,0 +1,29 @@
+//! Seed 000, many-to-many: students and courses keep id arrays on both
+//! sides, written together in one transaction.
+
+use schema_core::Document;
+use serde::{Deserialize, Serialize};
+
+/// `students`: the courses a student takes (at most 50).
+#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[document(collection = "students")]
+pub struct Student {
+    #[serde(rename = "_id")]
+    pub id: String,
+    pub name: String,
+    #[many_to_many(two_sided, to = Course, inverse = student_ids, max = 50)]
+    pub course_ids: Vec<String>,
+}
+
+/// `courses`: the students of a course (at most 500).
+#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[document(collection = "courses")]
+pub struct Course {
+    #[serde(rename = "_id")]
+    pub id: String,
+    pub title: String,
+    #[many_to_many(two_sided, to = Student, inverse = course_ids, max = 500)]
+    pub student_ids: Vec<String>,
+}
