@@ -2,8 +2,8 @@
 //! stored in its own collection and `#[derive(Embedded)]` for a sub-document
 //! stored inside one. Use them through `schema_core`, which re-exports them.
 //!
-//! Each derive runs parse ([`ast`], [`attr`], [`serde`]) -> check ([`check`])
-//! -> expand ([`expand`]). Every mistake found by parse and check is reported
+//! Each derive runs parse (`ast`, `attr`, `serde`) -> check (`check`)
+//! -> expand (`expand`). Every mistake found by parse and check is reported
 //! at once; the expansion then falls back to impls with dummy bodies so that
 //! the user does not also see a cascade of "trait not implemented" errors.
 
@@ -21,11 +21,53 @@ use syn::{parse_macro_input, DeriveInput};
 
 use crate::ast::Derive;
 
-/// Derives `schema_core::Document` for a root document.
+/// Derives `schema_core::Document` for a root document: a struct with named
+/// fields, one of which is stored as `_id`.
 ///
-/// See the `schema_core` crate for the attributes: `#[document(collection =
-/// "...", index(...))]` on the struct; `#[embed(max = N)]`,
-/// `#[reference(index)]` and `#[many_to_many(...)]` on fields.
+/// # Container: `#[document(...)]`
+///
+/// ```text
+/// collection = "posts"                  required; not empty, no `$` or `\0`, not `system.*`
+/// crate = "my_crate::schema_core"       path to schema_core when it is re-exported
+/// index(keys(a = asc, b = desc))        repeatable; `1` / `-1` also accepted
+///     keys("profile.email" = asc)       a string key is a stored path, passed verbatim
+///     name = "by_author"                default: the server's `a_1_b_-1`
+///     unique, sparse
+///     expire_after = 3600               TTL in seconds (>= 1); exactly one key
+///     partial(status = "active", email(exists = true), age(gt = 18, lte = 65))
+///                                       ops: exists, eq, gt, gte, lt, lte, type
+/// ```
+///
+/// Field names in `keys`, `sort` and `partial` are Rust names; they are
+/// checked to exist and mapped to the stored (serde) names. Two indexes on
+/// the same keys, or with the same name, are a compile error.
+///
+/// # Fields
+///
+/// ```text
+/// #[embed(max = 100)]                   an array or map holding at most 100 items
+/// #[embed(max = 10, keep = "newest", history = Message)]
+///                                       subset pattern: newest|oldest stay embedded,
+///                                       `Message` (a Document) holds them all
+/// #[embed(unbounded = "reason")]        explicit, greppable opt-out of the rule
+/// #[reference(index)]                   one id of another document; index {field: 1}
+/// #[reference(index, unique, to = User, sort(at = desc))]
+///                                       compound index {authorId: 1, at: -1}
+/// #[many_to_many(two_sided, to = Course, inverse = student_ids, max = 50)]
+/// #[many_to_many(one_sided, to = Course)]
+///                                       an id array (default max DEFAULT_LINK_MAX = 1000),
+///                                       indexed {courseIds: 1}
+/// ```
+///
+/// Every other stored field must be bounded: a `Vec`, `VecDeque`, set, map
+/// or `bson::Array` (also inside `Option`, `Box`, `Arc`) without
+/// `#[embed(max = N)]` is a compile error, and so is a sub-document type that
+/// does not `#[derive(Embedded)]`.
+///
+/// From serde it reads `rename`, `rename_all` (every casing), `skip`,
+/// `skip_serializing`, `default`, `skip_serializing_if` (the field is then
+/// not `required`), `with`/`serialize_with` (no type constraint in the
+/// validator). `flatten` and `transparent` are rejected.
 #[proc_macro_derive(Document, attributes(document, embed, reference, many_to_many))]
 pub fn derive_document(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
@@ -34,6 +76,16 @@ pub fn derive_document(input: TokenStream) -> TokenStream {
 
 /// Derives `schema_core::Embedded` (with `Bounded` and `BsonSchema`) for a
 /// sub-document: a struct or enum stored inside a document.
+///
+/// Its fields follow the same rule as a document's (`#[embed(...)]` on
+/// arrays and maps); `#[reference]` and `#[many_to_many]` are only accepted
+/// when the type is also a `#[derive(Document)]` (it has `collection`).
+/// `#[document(crate = "...")]` overrides the path to `schema_core`.
+///
+/// The schema of an enum: `{"enum": [names]}` for unit-only externally
+/// tagged enums; `{"bsonType": "object", "required": [tag], ...}` with
+/// `#[serde(tag = "...")]`; no constraint otherwise. A newtype struct has
+/// its field's schema. Type parameters get `Bounded + BsonSchema` bounds.
 #[proc_macro_derive(Embedded, attributes(document, embed, reference, many_to_many))]
 pub fn derive_embedded(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
