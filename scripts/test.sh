@@ -13,7 +13,7 @@ cargo fmt --all -- --check
 echo "== clippy"
 cargo clippy --workspace --all-targets -- -D warnings
 echo "== tests"
-cargo test --workspace --all-targets
+cargo test --workspace --lib --bins --tests --examples
 cargo test --workspace --doc
 echo "== docs"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps

@@ -15,10 +15,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 /// fixed-size arrays, and by `#[derive(Embedded)]` for sub-documents whose
 /// own fields are all bounded.
 #[diagnostic::on_unimplemented(
-    message = "unbounded array: `{Self}` may grow without bound inside a document",
+    message = "`{Self}` is not known to be bounded: an array or map inside a document needs `#[embed(max = N)]`, and a struct or enum stored inside one needs `#[derive(Embedded)]`",
     label = "unbounded array: add `#[embed(max = N)]`, or store the children in their own collection and point at the parent with `#[reference(index)]`",
     note = "add `#[embed(max = N)]` to the field, or store the children in their own collection and point at the parent with `#[reference(index)]`",
-    note = "a struct or enum stored inside a document must `#[derive(Embedded)]` so that its own fields are checked too"
+    note = "a struct or enum stored inside a document must `#[derive(Embedded)]`, so that its own fields are checked too"
 )]
 pub trait Bounded {}
 
