@@ -25,6 +25,9 @@
 //! # }
 //! ```
 
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
 use bson::{doc, Bson, Document as BsonDocument};
 use futures_util::TryStreamExt;
 use mongodb::{ClientSession, Collection, Database};
@@ -52,6 +55,8 @@ pub struct Repo<M: Document> {
     db: Database,
     policy: RetryPolicy,
     support: TxnSupport,
+    /// Index names found on the server by [`Repo::require_index`].
+    indexes_seen: Arc<Mutex<HashSet<String>>>,
 }
 
 impl<M: Document> Clone for Repo<M> {
@@ -61,6 +66,7 @@ impl<M: Document> Clone for Repo<M> {
             db: self.db.clone(),
             policy: self.policy.clone(),
             support: self.support.clone(),
+            indexes_seen: self.indexes_seen.clone(),
         }
     }
 }
@@ -79,6 +85,7 @@ impl<M: Document> Repo<M> {
             db: db.clone(),
             policy: RetryPolicy::default(),
             support: TxnSupport::default(),
+            indexes_seen: Arc::default(),
         }
     }
 
@@ -106,6 +113,44 @@ impl<M: Document> Repo<M> {
     /// Whether the deployment runs transactions, asked once per repository.
     pub(crate) fn support(&self) -> &TxnSupport {
         &self.support
+    }
+
+    /// Fails with [`Error::MissingIndex`] unless the collection has an index
+    /// with these keys. Asks the server (`listIndexes`) once per repository
+    /// and index; after that it sends nothing.
+    pub(crate) async fn require_index(&self, keys: &BsonDocument) -> Result<()> {
+        let name = index_name(keys);
+        if self.seen(&name) {
+            return Ok(());
+        }
+        let listed: std::result::Result<Vec<mongodb::IndexModel>, _> =
+            match self.coll.list_indexes().await {
+                Ok(cursor) => cursor.try_collect().await,
+                Err(e) => Err(e),
+            };
+        let found = match listed {
+            Ok(models) => models.iter().any(|m| same_keys(&m.keys, keys)),
+            // The collection does not exist yet.
+            Err(e) if crate::error::DriverErrorExt::code(&e) == Some(26) => false,
+            Err(e) => return Err(self.err(e, "list indexes of")),
+        };
+        if !found {
+            return Err(Error::MissingIndex {
+                collection: M::COLLECTION,
+                index: name,
+            });
+        }
+        if let Ok(mut seen) = self.indexes_seen.lock() {
+            seen.insert(name);
+        }
+        Ok(())
+    }
+
+    fn seen(&self, name: &str) -> bool {
+        self.indexes_seen
+            .lock()
+            .map(|seen| seen.contains(name))
+            .unwrap_or(false)
     }
 
     /// The same collection with raw documents.
@@ -391,6 +436,33 @@ impl<M: Document> Repo<M> {
             id: crate::error::id_text(id),
         }
     }
+}
+
+/// `authorId_1_at_-1` for `{authorId: 1, at: -1}`.
+fn index_name(keys: &BsonDocument) -> String {
+    keys.iter()
+        .map(|(k, v)| format!("{k}_{}", sign(v)))
+        .collect::<Vec<_>>()
+        .join("_")
+}
+
+/// The direction of one index key, whatever numeric type the server used.
+fn sign(v: &Bson) -> i64 {
+    match v {
+        Bson::Int32(n) => i64::from(n.signum()),
+        Bson::Int64(n) => n.signum(),
+        Bson::Double(n) if *n < 0.0 => -1,
+        Bson::Double(_) => 1,
+        _ => 0,
+    }
+}
+
+/// Whether two key documents name the same keys in the same order and directions.
+fn same_keys(a: &BsonDocument, b: &BsonDocument) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b.iter())
+            .all(|((ka, va), (kb, vb))| ka == kb && sign(va) == sign(vb))
 }
 
 /// `{_id: id}`.

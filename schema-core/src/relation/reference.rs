@@ -4,9 +4,12 @@
 //! [`Repo::children`] pages a parent's children on the index setup created
 //! (`{authorId: 1, at: -1}`), newest first, by keyset: each page is one
 //! `find` with the parent's id, the sort key bounded by the last one seen,
-//! `sort: {at: -1}`, `limit` and a `hint` naming the index. The plan is
-//! `LIMIT > FETCH > IXSCAN(authorId_1_at_-1)` with keys = docs = returned;
-//! nothing is skipped.
+//! `sort: {at: -1}` and `limit`. That shape leaves the planner one index
+//! that serves both the filter and the sort; the plan is
+//! `LIMIT > FETCH > IXSCAN(authorId_1_at_-1)` with keys = docs = returned
+//! (page 1), nothing is skipped. The first page of a [`Repo`] checks once
+//! (`listIndexes`) that the index exists, and refuses with
+//! [`Error::MissingIndex`] rather than scan the collection.
 //!
 //! Ties on the sort key are broken without a `SORT` stage: sorting on
 //! `{at: -1, _id: -1}` would need one (the index holds no `_id`), so the
@@ -55,7 +58,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::explain::{explain_find, FindShape, PlanSummary};
 use crate::field::{to_bson, RefField};
-use crate::index::{default_name, Direction};
+use crate::index::Direction;
 use crate::model::Document;
 use crate::repo::Repo;
 
@@ -103,6 +106,7 @@ impl<C: Document> Repo<C> {
             size: DEFAULT_PAGE_SIZE,
             after: None,
             reversed: false,
+            hinted: false,
         }
     }
 
@@ -212,6 +216,7 @@ pub struct Children<'r, C: Document, T, P> {
     size: u32,
     after: Option<Cursor>,
     reversed: bool,
+    hinted: bool,
 }
 
 impl<C: Document, T, P> Clone for Children<'_, C, T, P> {
@@ -223,6 +228,7 @@ impl<C: Document, T, P> Clone for Children<'_, C, T, P> {
             size: self.size,
             after: self.after.clone(),
             reversed: self.reversed,
+            hinted: self.hinted,
         }
     }
 }
@@ -244,6 +250,15 @@ impl<C: Document, T, P> Children<'_, C, T, P> {
     /// Still an index scan, backwards.
     pub fn reversed(mut self) -> Self {
         self.reversed = !self.reversed;
+        self
+    }
+
+    /// Also sends the index as a `hint`. Off by default: the query's shape
+    /// (equality on the reference, sort on the index's second key) already
+    /// makes the planner pick it, the index's presence is checked once per
+    /// repository, and some servers charge for resolving a hint.
+    pub fn hinted(mut self) -> Self {
+        self.hinted = true;
         self
     }
 
@@ -282,7 +297,7 @@ impl<C: Document, T, P> Children<'_, C, T, P> {
         doc! { self.field.name(): self.parent.clone() }
     }
 
-    /// The page query: filter, sort, limit and hint.
+    /// The page query: filter, sort, limit (and hint, if [`hinted`](Self::hinted)).
     pub fn shape(&self) -> FindShape {
         let (key, dir) = self.order();
         let mut filter = self.parent_filter();
@@ -305,7 +320,7 @@ impl<C: Document, T, P> Children<'_, C, T, P> {
             sort: Some(doc! { key: dir.as_i32() }),
             limit: Some(i64::from(self.size)),
             projection: None,
-            hint: Some(Bson::Document(self.index_keys())),
+            hint: self.hinted.then(|| Bson::Document(self.index_keys())),
         }
     }
 
@@ -321,19 +336,17 @@ impl<C: Document, T, P> Children<'_, C, T, P> {
     }
 
     async fn page_opt(&self, session: Option<&mut ClientSession>) -> Result<Page<C>> {
+        self.repo.require_index(&self.index_keys()).await?;
         let shape = self.shape();
         let raw = self.repo.collection().clone_with_type::<RawDocumentBuf>();
-        let hint = match shape.hint.clone() {
-            Some(Bson::Document(keys)) => Some(Hint::Keys(keys)),
-            Some(Bson::String(name)) => Some(Hint::Name(name)),
-            _ => None,
-        };
-        let action = raw
-            .find(shape.filter.clone())
-            .sort(shape.sort.clone().unwrap_or_default())
+        let mut action = raw
+            .find(shape.filter)
+            .sort(shape.sort.unwrap_or_default())
             .limit(i64::from(self.size))
-            .batch_size(self.size)
-            .hint(hint.unwrap_or(Hint::Keys(self.index_keys())));
+            .batch_size(self.size);
+        if self.hinted {
+            action = action.hint(Hint::Keys(self.index_keys()));
+        }
         let docs: std::result::Result<Vec<RawDocumentBuf>, _> = match session {
             Some(s) => match action.session(&mut *s).await {
                 Ok(mut cursor) => cursor.stream(s).try_collect().await,
@@ -344,7 +357,7 @@ impl<C: Document, T, P> Children<'_, C, T, P> {
                 Err(e) => Err(e),
             },
         };
-        let docs = docs.map_err(|e| self.page_error(e))?;
+        let docs = docs.map_err(|e| self.repo.err(e, "page through"))?;
         self.to_page(docs)
     }
 
@@ -380,31 +393,6 @@ impl<C: Document, T, P> Children<'_, C, T, P> {
         })
     }
 
-    fn page_error(&self, e: mongodb::error::Error) -> Error {
-        let err = self.repo.err(e, "page through");
-        let missing_index = err.code() == Some(2)
-            && matches!(&err, Error::Driver(d) if d.to_string().contains("hint"));
-        if missing_index {
-            let keys: Vec<(String, Direction)> = self
-                .index_keys()
-                .iter()
-                .map(|(k, v)| {
-                    let dir = if v.as_i32() == Some(-1) {
-                        Direction::Desc
-                    } else {
-                        Direction::Asc
-                    };
-                    (k.clone(), dir)
-                })
-                .collect();
-            return Error::MissingIndex {
-                collection: C::COLLECTION,
-                index: default_name(&keys),
-            };
-        }
-        err
-    }
-
     /// How many children the parent has: one `aggregate` (`countDocuments`),
     /// a `COUNT_SCAN` on the reference index.
     pub async fn count(&self) -> Result<u64> {
@@ -420,6 +408,7 @@ impl<C: Document, T, P> Children<'_, C, T, P> {
 
     /// What the server does for this page: `explain` with `executionStats`.
     pub async fn explain(&self) -> Result<PlanSummary> {
+        self.repo.require_index(&self.index_keys()).await?;
         explain_find(self.repo.database(), C::COLLECTION, &self.shape()).await
     }
 }
