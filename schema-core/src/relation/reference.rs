@@ -47,7 +47,7 @@
 //! # }
 //! ```
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use bson::{doc, Bson, Document as BsonDocument, RawDocument, RawDocumentBuf};
 use futures_util::TryStreamExt;
@@ -148,16 +148,16 @@ impl<C: Document> Repo<C> {
     {
         let mut refs = Vec::with_capacity(children.len());
         for child in children {
-            let doc = bson::to_document(child).map_err(|source| Error::Serialize {
+            let raw = bson::to_raw_document_buf(child).map_err(|source| Error::Serialize {
                 model: M::NAME,
                 source: Box::new(source),
             })?;
-            refs.push(path(&doc, field.name()).cloned().unwrap_or(Bson::Null));
+            refs.push(raw_path(&raw, field.name()));
         }
         let mut distinct: Vec<Bson> = Vec::new();
-        let mut keys: HashMap<String, ()> = HashMap::new();
+        let mut keys: HashSet<String> = HashSet::new();
         for r in &refs {
-            if !matches!(r, Bson::Null) && keys.insert(key(r), ()).is_none() {
+            if !matches!(r, Bson::Null) && keys.insert(key(r)) {
                 distinct.push(r.clone());
             }
         }
@@ -175,19 +175,15 @@ impl<C: Document> Repo<C> {
     }
 }
 
-/// A value as a map key (relaxed extended JSON is unique per BSON value).
+/// A value as a map key: a string as it is (the common `_id`), anything
+/// else as relaxed extended JSON (which starts with a quote, a brace, a
+/// bracket, a digit or a letter of `true`/`false`/`null`, so it cannot be
+/// mistaken for a prefixed string).
 fn key(value: &Bson) -> String {
-    value.clone().into_relaxed_extjson().to_string()
-}
-
-/// The value at a dotted path.
-fn path<'a>(doc: &'a BsonDocument, dotted: &str) -> Option<&'a Bson> {
-    let mut parts = dotted.split('.');
-    let mut value = doc.get(parts.next()?)?;
-    for part in parts {
-        value = value.as_document()?.get(part)?;
+    match value {
+        Bson::String(s) => format!("s:{s}"),
+        other => other.clone().into_relaxed_extjson().to_string(),
     }
-    Some(value)
 }
 
 /// The value at a dotted path of a raw document.
@@ -362,35 +358,58 @@ impl<C: Document, T, P> Children<'_, C, T, P> {
     }
 
     fn to_page(&self, docs: Vec<RawDocumentBuf>) -> Result<Page<C>> {
+        let items = docs
+            .iter()
+            .map(|raw| {
+                bson::from_slice::<C>(raw.as_bytes()).map_err(|e| Error::Deserialize {
+                    model: C::NAME,
+                    source: Box::new(e),
+                })
+            })
+            .collect::<Result<Vec<C>>>()?;
+        let next = if docs.len() >= self.size as usize {
+            self.next_cursor(&docs)
+        } else {
+            None
+        };
+        Ok(Page { items, next })
+    }
+
+    /// The cursor after a full page: the last child's sort value and `_id`,
+    /// and the `_id`s of the children before it with the same sort value
+    /// (read from the end, so usually only the last child is looked at).
+    fn next_cursor(&self, docs: &[RawDocumentBuf]) -> Option<Cursor> {
         let (key, _) = self.order();
-        let full = docs.len() >= self.size as usize;
-        let mut items = Vec::with_capacity(docs.len());
-        let mut next: Option<Cursor> = self.after.clone();
-        for raw in &docs {
-            let id = raw_path(raw, "_id");
-            let last = raw_path(raw, key);
-            next = Some(match next.take() {
-                Some(mut prev) if key != "_id" && prev.last == last => {
-                    prev.ties.push(prev.id);
-                    prev.id = id;
-                    prev
-                }
-                _ => Cursor {
-                    last,
-                    id,
-                    ties: Vec::new(),
-                },
+        let last_doc = docs.last()?;
+        let last = raw_path(last_doc, key);
+        let id = raw_path(last_doc, "_id");
+        if key == "_id" {
+            return Some(Cursor {
+                last,
+                id,
+                ties: Vec::new(),
             });
-            let item = bson::from_slice::<C>(raw.as_bytes()).map_err(|e| Error::Deserialize {
-                model: C::NAME,
-                source: Box::new(e),
-            })?;
-            items.push(item);
         }
-        Ok(Page {
-            items,
-            next: if full { next } else { None },
-        })
+        let mut ties = Vec::new();
+        let mut whole_page_tied = true;
+        for doc in docs.iter().rev().skip(1) {
+            if raw_path(doc, key) != last {
+                whole_page_tied = false;
+                break;
+            }
+            ties.push(raw_path(doc, "_id"));
+        }
+        ties.reverse();
+        // A run of equal sort values that started on an earlier page.
+        if whole_page_tied {
+            if let Some(prev) = self.after.as_ref().filter(|p| p.last == last) {
+                let mut earlier = prev.ties.clone();
+                earlier.push(prev.id.clone());
+                earlier.extend(ties);
+                ties = earlier;
+            }
+        }
+        Some(Cursor { last, id, ties })
     }
 
     /// How many children the parent has: one `aggregate` (`countDocuments`),
