@@ -284,8 +284,8 @@ where
         }
         self.repo
             .database()
-            .collection::<H>(H::COLLECTION)
-            .insert_one(history)
+            .collection::<bson::RawDocumentBuf>(H::COLLECTION)
+            .insert_one(crate::codec::encode(history)?)
             .session(session)
             .await
             .map_err(|e| Error::from_server(e, "insert into", H::COLLECTION))?;

@@ -115,7 +115,8 @@ pub enum Error {
         /// The cause.
         source: Box<bson::ser::Error>,
     },
-    /// A stored document could not be read as the model.
+    /// A stored value (not a whole document: an edge id, say) could not be
+    /// read as the Rust type. A whole document gives [`Error::Decode`].
     #[error("cannot read a `{model}` from a stored document: {source}")]
     Deserialize {
         /// The model's Rust name (or what was read).
@@ -123,6 +124,55 @@ pub enum Error {
         /// The cause.
         source: Box<bson::de::Error>,
     },
+    /// A stored document could not be read as the model (a field of the
+    /// wrong type, a missing field), for example after a write that bypassed
+    /// the model and its validator.
+    #[error(
+        "cannot read the `{collection}` document with _id `{id}` as a `{model}`: {}{source}",
+        field_prefix(field.as_deref())
+    )]
+    Decode {
+        /// The model's Rust name.
+        model: &'static str,
+        /// Collection name.
+        collection: &'static str,
+        /// The document's `_id`, as extended JSON.
+        id: String,
+        /// The path of the field that could not be read (`profile.joinedYear`,
+        /// `courseIds[1]`), when serde could tell.
+        field: Option<String>,
+        /// The deserializer's account.
+        source: Box<bson::de::Error>,
+    },
+    /// A document is over the server's limit of
+    /// [`MAX_DOCUMENT_SIZE`](crate::MAX_DOCUMENT_SIZE) bytes as BSON; it was
+    /// refused before anything was sent.
+    #[error(
+        "the `{collection}` document with _id `{id}` is {size} bytes as BSON, over the \
+         limit of {limit} bytes (16 MiB); its largest field is `{field}` ({field_size} \
+         bytes): move it to its own collection or bound it; nothing was sent"
+    )]
+    TooLarge {
+        /// Collection name.
+        collection: &'static str,
+        /// The document's `_id`, as extended JSON.
+        id: String,
+        /// Its size as BSON, in bytes.
+        size: usize,
+        /// The limit, in bytes.
+        limit: usize,
+        /// Stored name of its largest top-level field.
+        field: String,
+        /// That field's size as BSON (name and type byte included), in bytes.
+        field_size: usize,
+    },
+}
+
+fn field_prefix(field: Option<&str>) -> String {
+    match field {
+        Some(f) => format!("field `{f}`: "),
+        None => String::new(),
+    }
 }
 
 /// `Result` with this crate's [`Error`].

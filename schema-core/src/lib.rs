@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod bounded;
+pub mod codec;
 pub mod embed;
 pub mod error;
 pub mod explain;
@@ -24,6 +25,7 @@ pub mod txn;
 pub mod validator;
 
 pub use bounded::{Bounded, BoundedCollection};
+pub use codec::MAX_DOCUMENT_SIZE;
 pub use embed::{Embed, EmbedArray};
 pub use error::{Error, Result};
 pub use explain::{explain_find, FindShape, PlanSummary};

@@ -28,10 +28,11 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use bson::{doc, Bson, Document as BsonDocument};
+use bson::{doc, Bson, Document as BsonDocument, RawDocumentBuf};
 use futures_util::TryStreamExt;
 use mongodb::{ClientSession, Collection, Database};
 
+use crate::codec;
 use crate::error::{Error, Result};
 use crate::field::to_bson;
 use crate::model::Document;
@@ -158,6 +159,13 @@ impl<M: Document> Repo<M> {
         self.coll.clone_with_type()
     }
 
+    /// The same collection with documents as sent and received: the
+    /// repository encodes and decodes them itself (see [`codec`]), to check
+    /// sizes before sending and to name the field that does not decode.
+    fn raw_docs(&self) -> Collection<RawDocumentBuf> {
+        self.coll.clone_with_type()
+    }
+
     /// Inserts one document: one `insert`.
     pub async fn insert(&self, doc: &M) -> Result<()> {
         self.insert_opt(None, doc).await
@@ -169,7 +177,8 @@ impl<M: Document> Repo<M> {
     }
 
     async fn insert_opt(&self, session: Option<&mut ClientSession>, doc: &M) -> Result<()> {
-        with_session!(self.coll.insert_one(doc), session)
+        let raw = codec::encode(doc)?;
+        with_session!(self.raw_docs().insert_one(raw), session)
             .map_err(|e| self.err(e, "insert into"))?;
         Ok(())
     }
@@ -188,7 +197,8 @@ impl<M: Document> Repo<M> {
         if docs.is_empty() {
             return Ok(());
         }
-        with_session!(self.coll.insert_many(docs), session)
+        let raws = docs.iter().map(codec::encode).collect::<Result<Vec<_>>>()?;
+        with_session!(self.raw_docs().insert_many(raws), session)
             .map_err(|e| self.err(e, "insert into"))?;
         Ok(())
     }
@@ -243,7 +253,8 @@ impl<M: Document> Repo<M> {
 
     async fn replace_opt(&self, session: Option<&mut ClientSession>, doc: &M) -> Result<bool> {
         let r = with_session!(
-            self.coll.replace_one(id_filter::<M>(doc.id()), doc),
+            self.raw_docs()
+                .replace_one(id_filter::<M>(doc.id()), codec::encode(doc)?),
             session
         )
         .map_err(|e| self.err(e, "replace in"))?;
@@ -368,19 +379,20 @@ impl<M: Document> Repo<M> {
         let out = match session {
             Some(s) => {
                 let mut cursor = self
-                    .coll
+                    .raw_docs()
                     .find(filter)
                     .session(&mut *s)
                     .await
                     .map_err(|e| self.err(e, "find in"))?;
                 cursor.stream(s).try_collect().await
             }
-            None => match self.coll.find(filter).await {
+            None => match self.raw_docs().find(filter).await {
                 Ok(cursor) => cursor.try_collect().await,
                 Err(e) => Err(e),
             },
         };
-        out.map_err(|e| self.err(e, "find in"))
+        let raws: Vec<RawDocumentBuf> = out.map_err(|e| self.err(e, "find in"))?;
+        raws.iter().map(|raw| codec::decode(raw)).collect()
     }
 
     /// The first document matching `filter`.
@@ -402,7 +414,10 @@ impl<M: Document> Repo<M> {
         session: Option<&mut ClientSession>,
         filter: BsonDocument,
     ) -> Result<Option<M>> {
-        with_session!(self.coll.find_one(filter), session).map_err(|e| self.err(e, "find in"))
+        with_session!(self.raw_docs().find_one(filter), session)
+            .map_err(|e| self.err(e, "find in"))?
+            .map(|raw| codec::decode(&raw))
+            .transpose()
     }
 
     /// How many documents match `filter`: one `aggregate` (`countDocuments`).

@@ -360,12 +360,7 @@ impl<C: Document, T, P> Children<'_, C, T, P> {
     fn to_page(&self, docs: Vec<RawDocumentBuf>) -> Result<Page<C>> {
         let items = docs
             .iter()
-            .map(|raw| {
-                bson::from_slice::<C>(raw.as_bytes()).map_err(|e| Error::Deserialize {
-                    model: C::NAME,
-                    source: Box::new(e),
-                })
-            })
+            .map(|raw| crate::codec::decode::<C>(raw))
             .collect::<Result<Vec<C>>>()?;
         let next = if docs.len() >= self.size as usize {
             self.next_cursor(&docs)

@@ -1,0 +1,206 @@
+//! Models to BSON and back, with the checks the server would otherwise make
+//! late or the deserializer would make vaguely.
+//!
+//! - Writing: a document is serialized once, and refused with
+//!   [`Error::TooLarge`] before anything is sent when it is over
+//!   [`MAX_DOCUMENT_SIZE`], naming its largest top-level field.
+//! - Reading: a stored document that does not fit the model gives
+//!   [`Error::Decode`], naming the collection, the `_id` and the field.
+
+use bson::{Bson, Document as BsonDocument, RawDocument, RawDocumentBuf};
+
+use crate::error::{id_text, Error, Result};
+use crate::field::to_bson;
+use crate::model::Document;
+
+/// The largest document MongoDB stores: 16 MiB (16,777,216 bytes) as BSON.
+pub const MAX_DOCUMENT_SIZE: usize = 16 * 1024 * 1024;
+
+/// Serializes `doc` once, for sending as it is; refuses one over
+/// [`MAX_DOCUMENT_SIZE`] with [`Error::TooLarge`].
+pub(crate) fn encode<M: Document>(doc: &M) -> Result<RawDocumentBuf> {
+    let raw = bson::to_raw_document_buf(doc).map_err(|e| Error::Serialize {
+        model: M::NAME,
+        source: Box::new(e),
+    })?;
+    let size = raw.as_bytes().len();
+    if size > MAX_DOCUMENT_SIZE {
+        let (field, field_size) = largest_field(&raw);
+        return Err(Error::TooLarge {
+            collection: M::COLLECTION,
+            id: id_text(&to_bson(doc.id())),
+            size,
+            limit: MAX_DOCUMENT_SIZE,
+            field,
+            field_size,
+        });
+    }
+    Ok(raw)
+}
+
+/// The stored name and size (type byte, name and value) of the largest
+/// top-level field.
+fn largest_field(raw: &RawDocument) -> (String, usize) {
+    raw.iter_elements()
+        .filter_map(|e| e.ok())
+        .map(|e| (e.key().to_owned(), 1 + e.key().len() + 1 + e.len()))
+        .max_by_key(|(_, size)| *size)
+        .unwrap_or_default()
+}
+
+/// Reads a stored document as `M`; on failure, [`Error::Decode`] names the
+/// collection, the `_id` and the field.
+pub(crate) fn decode<M: Document>(raw: &RawDocument) -> Result<M> {
+    bson::from_slice::<M>(raw.as_bytes()).map_err(|source| Error::Decode {
+        model: M::NAME,
+        collection: M::COLLECTION,
+        id: raw_id(raw),
+        field: failing_field::<M>(raw, &source),
+        source: Box::new(source),
+    })
+}
+
+fn raw_id(raw: &RawDocument) -> String {
+    match raw.get("_id") {
+        Ok(Some(id)) => match Bson::try_from(id.to_raw_bson()) {
+            Ok(id) => id_text(&id),
+            Err(_) => "(unreadable)".to_owned(),
+        },
+        _ => "(none)".to_owned(),
+    }
+}
+
+/// Reads the document again, this time tracking the path, to name the field
+/// that failed (only on the error path: the tracking costs time).
+fn failing_field<M: Document>(raw: &RawDocument, first: &bson::de::Error) -> Option<String> {
+    let doc = BsonDocument::try_from(raw).ok()?;
+    let de = bson::Deserializer::new(Bson::Document(doc));
+    let path = match serde_path_to_error::deserialize::<_, M>(de) {
+        Ok(_) => return None,
+        Err(e) => e.path().to_string(),
+    };
+    let path = (path != ".").then_some(path);
+    // A missing field fails at the struct that lacks it: name the field.
+    let missing = first
+        .to_string()
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.split('`').next())
+        .map(str::to_owned);
+    match (path, missing) {
+        (Some(parent), Some(field)) => Some(format!("{parent}.{field}")),
+        (None, Some(field)) => Some(field),
+        (path, None) => path,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Serialize, Deserialize, Debug)]
+    #[serde(rename_all = "camelCase")]
+    struct Inner {
+        joined_year: i32,
+    }
+
+    #[derive(Serialize, Deserialize, Debug)]
+    #[serde(rename_all = "camelCase")]
+    struct Person {
+        #[serde(rename = "_id")]
+        id: String,
+        name: String,
+        tags: Vec<String>,
+        inner: Inner,
+    }
+
+    impl Document for Person {
+        type Id = String;
+        type Fields = ();
+        const FIELDS: () = ();
+        const COLLECTION: &'static str = "people";
+        const NAME: &'static str = "Person";
+        fn id(&self) -> &String {
+            &self.id
+        }
+        fn indexes() -> Vec<crate::IndexSpec> {
+            Vec::new()
+        }
+        fn relations() -> Vec<crate::Relation> {
+            Vec::new()
+        }
+        fn json_schema() -> BsonDocument {
+            BsonDocument::new()
+        }
+    }
+
+    fn field_of(doc: BsonDocument) -> (String, Option<String>) {
+        let raw = RawDocumentBuf::from_document(&doc).unwrap();
+        match decode::<Person>(&raw).unwrap_err() {
+            Error::Decode { id, field, .. } => (id, field),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_decode_error_names_the_id_and_the_field() {
+        let ok = bson::doc! { "_id": "p1", "name": "a", "tags": [], "inner": { "joinedYear": 1 } };
+        let raw = RawDocumentBuf::from_document(&ok).unwrap();
+        assert_eq!(decode::<Person>(&raw).unwrap().name, "a");
+
+        let wrong = bson::doc! { "_id": "p1", "name": 4, "tags": [], "inner": { "joinedYear": 1 } };
+        assert_eq!(field_of(wrong), ("p1".into(), Some("name".into())));
+        let item =
+            bson::doc! { "_id": "p2", "name": "a", "tags": ["x", 3], "inner": { "joinedYear": 1 } };
+        assert_eq!(field_of(item).1.as_deref(), Some("tags[1]"));
+        let nested =
+            bson::doc! { "_id": "p3", "name": "a", "tags": [], "inner": { "joinedYear": "1999" } };
+        assert_eq!(field_of(nested).1.as_deref(), Some("inner.joinedYear"));
+        let missing = bson::doc! { "_id": "p4", "tags": [], "inner": { "joinedYear": 1 } };
+        assert_eq!(field_of(missing).1.as_deref(), Some("name"));
+        let missing_nested = bson::doc! { "_id": "p5", "name": "a", "tags": [], "inner": {} };
+        assert_eq!(
+            field_of(missing_nested).1.as_deref(),
+            Some("inner.joinedYear")
+        );
+        // An `_id` of the wrong type is named too, shown as extended JSON.
+        let id = bson::doc! { "_id": 7, "name": "a", "tags": [], "inner": { "joinedYear": 1 } };
+        assert_eq!(field_of(id), ("7".into(), Some("_id".into())));
+    }
+
+    #[test]
+    fn a_document_over_16_mib_is_refused_naming_its_largest_field() {
+        let big = Person {
+            id: "p1".into(),
+            name: "x".repeat(MAX_DOCUMENT_SIZE),
+            tags: vec!["a".repeat(1000)],
+            inner: Inner { joined_year: 1 },
+        };
+        match encode(&big).unwrap_err() {
+            Error::TooLarge {
+                collection,
+                id,
+                size,
+                field,
+                field_size,
+                ..
+            } => {
+                assert_eq!(
+                    (collection, id.as_str(), field.as_str()),
+                    ("people", "p1", "name")
+                );
+                assert!(size > MAX_DOCUMENT_SIZE);
+                // type byte + "name\0" + length + bytes + NUL
+                assert_eq!(field_size, 1 + 5 + 4 + MAX_DOCUMENT_SIZE + 1);
+            }
+            other => panic!("{other:?}"),
+        }
+        let small = Person {
+            id: "p2".into(),
+            name: "x".into(),
+            tags: Vec::new(),
+            inner: Inner { joined_year: 1 },
+        };
+        assert!(encode(&small).is_ok());
+    }
+}
