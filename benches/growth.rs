@@ -4,14 +4,22 @@
 //!
 //! - array: one `rooms` document whose `messages` array is `$push`ed, written
 //!   with the raw driver, because the framework refuses that model (an
-//!   unbounded `Vec` does not compile);
+//!   unbounded `Vec` does not compile). It lives in a database of its own,
+//!   with one tiny "neighbor" room in the same collection;
 //! - referenced: the framework's model, one `roomMessages` document per
-//!   message with an indexed `roomId`, so the room document stays tiny.
+//!   message with an indexed `{roomId: 1, n: -1}` (set up by `Schema::sync`),
+//!   so the room document stays tiny.
 //!
-//! At each mark it times `UPDATES` (default 21) tiny updates per model,
-//! interleaved (array, referenced, array, ...), and prints the medians. Then it
-//! keeps pushing to the array room until the server refuses the push (the
-//! 16 MiB document limit); `TO_LIMIT=0` skips that part.
+//! Messages are added to both models alternately, in batches of `BATCH`
+//! (default 10: `$push` with `$each`, `insert_many`), then the last 5 before
+//! each mark one write each, timed. At each mark (1, 100, 500, 1,000, 1,500,
+//! 2,000 messages) it times `UPDATES` (default 21) tiny updates per room,
+//! interleaved (array, neighbor, referenced, array, ...), and prints the
+//! medians and the ratio of the median at 2,000 to the median at 1. Then it
+//! pushes one message at a time to the array room until the server refuses
+//! (the 16 MiB document limit); `TO_LIMIT=0` skips that part. `BATCH=1` adds
+//! every message with its own write, as the seed did (slower: every push
+//! rewrites the whole document).
 //!
 //! Run: `cargo bench --bench growth` (uses `MONGODB_URI` when set, otherwise
 //! starts an embedded `secantusd-rs`).
@@ -29,6 +37,8 @@ use serde::{Deserialize, Serialize};
 const MARKS: [u32; 6] = [1, 100, 500, 1_000, 1_500, 2_000];
 /// Bytes of text per message, as in the seed.
 const TEXT_LEN: usize = 8_000;
+/// Messages added one write each (and timed) just before each mark.
+const SINGLE: u32 = 5;
 /// The room whose document holds its messages (array model).
 const ARRAY_ROOM: &str = "room1";
 /// A tiny room stored in the same collection as the array room.
@@ -100,10 +110,16 @@ struct Rooms {
 }
 
 impl Rooms {
-    /// Pushes message `count + 1` to the array room, returning the push time.
-    async fn push(&self) -> Result<Duration, DriverError> {
-        let update =
-            doc! { "$push": { "messages": { "n": self.count as i32, "text": &self.text } } };
+    /// Pushes the next `k` messages to the array room in one update (a plain
+    /// `$push` of one message when `k` is 1, `$each` otherwise), timed.
+    async fn push(&self, k: u32) -> Result<Duration, DriverError> {
+        let message = |n: u32| doc! { "n": n as i32, "text": &self.text };
+        let update = if k == 1 {
+            doc! { "$push": { "messages": message(self.count) } }
+        } else {
+            let each: Vec<BsonDocument> = (self.count..self.count + k).map(message).collect();
+            doc! { "$push": { "messages": { "$each": each } } }
+        };
         let t = Instant::now();
         self.array
             .update_one(doc! { "_id": ARRAY_ROOM }, update)
@@ -111,17 +127,36 @@ impl Rooms {
         Ok(t.elapsed())
     }
 
-    /// Inserts message `count + 1` of the referenced room, returning the time.
-    async fn insert(&self) -> Duration {
-        let message = RoomMessage {
+    /// Inserts the next `k` messages of the referenced room (`insert_one`
+    /// when `k` is 1, `insert_many` otherwise), timed.
+    async fn insert(&self, k: u32) -> Duration {
+        let message = |n: u32| RoomMessage {
             id: ObjectId::new(),
             room_id: REFERENCED_ROOM.to_owned(),
-            n: self.count as i32,
+            n: n as i32,
             text: self.text.clone(),
         };
         let t = Instant::now();
-        self.messages.insert_one(message).await.expect("insert");
+        if k == 1 {
+            self.messages
+                .insert_one(message(self.count))
+                .await
+                .expect("insert");
+        } else {
+            self.messages
+                .insert_many((self.count..self.count + k).map(message))
+                .await
+                .expect("insert");
+        }
         t.elapsed()
+    }
+
+    /// Adds `k` messages to each room, one write per room, array room first.
+    async fn add(&mut self, k: u32) -> (Duration, Duration) {
+        let push = self.push(k).await.expect("push below the limit");
+        let insert = self.insert(k).await;
+        self.count += k;
+        (push, insert)
     }
 
     /// The collection holding a room.
@@ -200,6 +235,7 @@ async fn tiny_updates(rooms: &Rooms, updates: usize) -> (Duration, Duration, Dur
 async fn main() {
     let updates: usize = env_or("UPDATES", 21).max(1);
     let to_limit = env_or("TO_LIMIT", 1u8) != 0;
+    let batch: u32 = env_or("BATCH", 10).max(1);
 
     let client = schema_core::server::connect()
         .await
@@ -250,6 +286,9 @@ async fn main() {
     println!(
         "tiny `$set` on a room as {TEXT_LEN}-byte messages accumulate; medians of {updates} updates per room per mark, interleaved"
     );
+    println!(
+        "  messages added in batches of {batch}, the last {SINGLE} before each mark one write each (ms/push, ms/insert: their medians)"
+    );
     println!("  array: the room document holds the messages (raw driver, `$push`)");
     println!("  neighbor: a tiny room in the same collection as the array room");
     println!(
@@ -270,21 +309,24 @@ async fn main() {
     let mut rows: Vec<Row> = Vec::new();
     let started = Instant::now();
     for mark in MARKS {
-        // Add messages up to the mark, one write per message in each model,
-        // alternating between the models.
-        let (mut push_total, mut insert_total, added) =
-            (Duration::ZERO, Duration::ZERO, mark - rooms.count);
+        // Add messages up to the mark, alternating between the models: in
+        // batches of `BATCH`, then the last `SINGLE` one at a time, timed.
+        let singles = SINGLE.min(mark - rooms.count);
+        while rooms.count < mark - singles {
+            rooms.add(batch.min(mark - singles - rooms.count)).await;
+        }
+        let (mut pushes, mut inserts) = (Vec::new(), Vec::new());
         while rooms.count < mark {
-            push_total += rooms.push().await.expect("push below the limit");
-            insert_total += rooms.insert().await;
-            rooms.count += 1;
+            let (push, insert) = rooms.add(1).await;
+            pushes.push(push);
+            inserts.push(insert);
         }
         let (array, neighbor, referenced) = tiny_updates(&rooms, updates).await;
         let row = Row {
             messages: mark,
             array_mb: rooms.size(ARRAY_ROOM).await as f64 / 1_048_576.0,
-            push_ms: ms(push_total) / f64::from(added),
-            insert_ms: ms(insert_total) / f64::from(added),
+            push_ms: ms(median(&mut pushes)),
+            insert_ms: ms(median(&mut inserts)),
             array,
             neighbor,
             referenced,
@@ -321,9 +363,9 @@ async fn main() {
 
     if to_limit {
         loop {
-            match rooms.push().await {
+            match rooms.push(1).await {
                 Ok(_) => {
-                    rooms.insert().await;
+                    rooms.insert(1).await;
                     rooms.count += 1;
                 }
                 Err(err) => {
@@ -334,7 +376,7 @@ async fn main() {
                         code.map_or("none".to_owned(), |c| c.to_string())
                     );
                     // The room is stuck: the same push fails again.
-                    match rooms.push().await {
+                    match rooms.push(1).await {
                         Ok(_) => println!("array room: the push after it succeeded"),
                         Err(e) => println!(
                             "array room: the push after it fails too (code {})",
@@ -348,7 +390,7 @@ async fn main() {
             }
         }
         // The referenced room takes the message the array room refused.
-        rooms.insert().await;
+        rooms.insert(1).await;
         rooms.count += 1;
         let (array, neighbor, referenced) = tiny_updates(&rooms, updates).await;
         let stored = rooms
