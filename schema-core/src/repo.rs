@@ -56,8 +56,8 @@ pub struct Repo<M: Document> {
     db: Database,
     policy: RetryPolicy,
     support: TxnSupport,
-    /// Index names found on the server by [`Repo::require_index`].
-    indexes_seen: Arc<Mutex<HashSet<String>>>,
+    /// The references whose index [`Repo::require_index`] found on the server.
+    indexes_seen: Arc<Mutex<HashSet<IndexKey>>>,
 }
 
 impl<M: Document> Clone for Repo<M> {
@@ -116,21 +116,26 @@ impl<M: Document> Repo<M> {
         &self.support
     }
 
-    /// Fails with [`Error::MissingIndex`] unless the collection has an index
-    /// with these keys. Asks the server (`listIndexes`) once per repository
-    /// and index; after that it sends nothing.
-    pub(crate) async fn require_index(&self, keys: &BsonDocument) -> Result<()> {
-        let name = index_name(keys);
-        if self.seen(&name) {
+    /// Fails with [`Error::MissingIndex`] unless the collection has the
+    /// index `keys()` of the reference `key` (its stored name and sort key).
+    /// Asks the server (`listIndexes`) once per repository and reference;
+    /// after that it sends nothing and allocates nothing.
+    pub(crate) async fn require_index(
+        &self,
+        key: IndexKey,
+        keys: impl FnOnce() -> BsonDocument,
+    ) -> Result<()> {
+        if self.seen(&key) {
             return Ok(());
         }
+        let keys = keys();
         let listed: std::result::Result<Vec<mongodb::IndexModel>, _> =
             match self.coll.list_indexes().await {
                 Ok(cursor) => cursor.try_collect().await,
                 Err(e) => Err(e),
             };
         let found = match listed {
-            Ok(models) => models.iter().any(|m| same_keys(&m.keys, keys)),
+            Ok(models) => models.iter().any(|m| same_keys(&m.keys, &keys)),
             // The collection does not exist yet.
             Err(e) if crate::error::DriverErrorExt::code(&e) == Some(26) => false,
             Err(e) => return Err(self.err(e, "list indexes of")),
@@ -138,19 +143,19 @@ impl<M: Document> Repo<M> {
         if !found {
             return Err(Error::MissingIndex {
                 collection: M::COLLECTION,
-                index: name,
+                index: index_name(&keys),
             });
         }
         if let Ok(mut seen) = self.indexes_seen.lock() {
-            seen.insert(name);
+            seen.insert(key);
         }
         Ok(())
     }
 
-    fn seen(&self, name: &str) -> bool {
+    fn seen(&self, key: &IndexKey) -> bool {
         self.indexes_seen
             .lock()
-            .map(|seen| seen.contains(name))
+            .map(|seen| seen.contains(key))
             .unwrap_or(false)
     }
 
@@ -452,6 +457,10 @@ impl<M: Document> Repo<M> {
         }
     }
 }
+
+/// Which index [`Repo::require_index`] checked: a reference's stored name
+/// and its sort key.
+pub(crate) type IndexKey = (&'static str, Option<&'static str>);
 
 /// `authorId_1_at_-1` for `{authorId: 1, at: -1}`.
 fn index_name(keys: &BsonDocument) -> String {

@@ -47,8 +47,6 @@
 //! # }
 //! ```
 
-use std::collections::{HashMap, HashSet};
-
 use bson::{doc, Bson, Document as BsonDocument, RawDocument, RawDocumentBuf};
 use futures_util::TryStreamExt;
 use mongodb::options::Hint;
@@ -154,35 +152,29 @@ impl<C: Document> Repo<C> {
             })?;
             refs.push(raw_path(&raw, field.name()));
         }
-        let mut distinct: Vec<Bson> = Vec::new();
-        let mut keys: HashSet<String> = HashSet::new();
+        // Pages are small: linear scans beat hashing here.
+        let mut distinct: Vec<&Bson> = Vec::new();
         for r in &refs {
-            if !matches!(r, Bson::Null) && keys.insert(key(r)) {
-                distinct.push(r.clone());
+            if !matches!(r, Bson::Null) && !distinct.contains(&r) {
+                distinct.push(r);
             }
         }
         let parents = if distinct.is_empty() {
             Vec::new()
         } else {
-            self.find_opt(session, doc! { "_id": { "$in": distinct } })
+            let ids: Vec<Bson> = distinct.into_iter().cloned().collect();
+            self.find_opt(session, doc! { "_id": { "$in": ids } })
                 .await?
         };
-        let by_id: HashMap<String, C> = parents
-            .into_iter()
-            .map(|p| (key(&to_bson(p.id())), p))
-            .collect();
-        Ok(refs.iter().map(|r| by_id.get(&key(r)).cloned()).collect())
-    }
-}
-
-/// A value as a map key: a string as it is (the common `_id`), anything
-/// else as relaxed extended JSON (which starts with a quote, a brace, a
-/// bracket, a digit or a letter of `true`/`false`/`null`, so it cannot be
-/// mistaken for a prefixed string).
-fn key(value: &Bson) -> String {
-    match value {
-        Bson::String(s) => format!("s:{s}"),
-        other => other.clone().into_relaxed_extjson().to_string(),
+        let ids: Vec<Bson> = parents.iter().map(|p| to_bson(p.id())).collect();
+        Ok(refs
+            .iter()
+            .map(|r| {
+                ids.iter()
+                    .position(|id| id == r)
+                    .map(|i| parents[i].clone())
+            })
+            .collect())
     }
 }
 
@@ -332,7 +324,12 @@ impl<C: Document, T, P> Children<'_, C, T, P> {
     }
 
     async fn page_opt(&self, session: Option<&mut ClientSession>) -> Result<Page<C>> {
-        self.repo.require_index(&self.index_keys()).await?;
+        self.repo
+            .require_index(
+                (self.field.name(), self.field.sort().map(|(k, _)| k)),
+                || self.index_keys(),
+            )
+            .await?;
         let shape = self.shape();
         let raw = self.repo.collection().clone_with_type::<RawDocumentBuf>();
         let mut action = raw
@@ -422,7 +419,12 @@ impl<C: Document, T, P> Children<'_, C, T, P> {
 
     /// What the server does for this page: `explain` with `executionStats`.
     pub async fn explain(&self) -> Result<PlanSummary> {
-        self.repo.require_index(&self.index_keys()).await?;
+        self.repo
+            .require_index(
+                (self.field.name(), self.field.sort().map(|(k, _)| k)),
+                || self.index_keys(),
+            )
+            .await?;
         explain_find(self.repo.database(), C::COLLECTION, &self.shape()).await
     }
 }
