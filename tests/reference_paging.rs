@@ -140,7 +140,7 @@ async fn keyset_pages_concatenate_to_the_authors_posts_while_posts_are_inserted(
         .filter(|p| p.author_id == author)
         .cloned()
         .collect();
-    expected.sort_by(|a, b| b.at.cmp(&a.at));
+    expected.sort_by_key(|p| std::cmp::Reverse(p.at));
 
     let mut seen: Vec<Post> = Vec::new();
     let mut cursor = None;

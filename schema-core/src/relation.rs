@@ -1,7 +1,7 @@
 //! Relationships a model declares, as data: what setup, `verify` and the
 //! relationship helpers read; and the helpers themselves:
 //!
-//! - [`reference`]: children that point at their parent with an indexed
+//! - [`reference`](mod@reference): children that point at their parent with an indexed
 //!   `#[reference(index)]`: keyset pages on the index, counts, and the
 //!   parents of a page in one query.
 //! - [`many_to_many`]: `#[many_to_many]` id arrays: link and unlink (both

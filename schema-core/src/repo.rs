@@ -3,7 +3,7 @@
 //!
 //! Every method has a `*_in` twin that takes the caller's `ClientSession`,
 //! so the caller can compose it into a transaction of their own
-//! (see [`txn::run_in_transaction`](crate::txn::run_in_transaction)).
+//! (see [`run_in_transaction`](crate::txn::run_in_transaction)).
 //!
 //! ```no_run
 //! # use schema_core::prelude::*;
