@@ -155,6 +155,23 @@ async fn link_writes_both_sides_in_one_transaction_and_unlink_removes_both() {
     // Unlinking what is not linked is fine.
     links.unlink(&id("student_0"), &id("c_1")).await.unwrap();
 
+    // With the caller's session and no transaction in progress on it, the
+    // helper runs (and commits) a transaction of its own on that session.
+    let mut session = client.start_session().await.unwrap();
+    links
+        .link_in(&mut session, &id("student_0"), &id("c_1"))
+        .await
+        .unwrap();
+    assert_eq!(
+        sides(&s, &c, "student_0", "c_1").await,
+        (vec![id("c_1")], vec![id("student_0")])
+    );
+    links
+        .unlink_in(&mut session, &id("student_0"), &id("c_1"))
+        .await
+        .unwrap();
+    assert_eq!(sides(&s, &c, "student_0", "c_1").await, (vec![], vec![]));
+
     let err = links.link(&id("student_0"), &id("nope")).await.unwrap_err();
     assert!(
         matches!(

@@ -138,7 +138,12 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
             let max = R::relations()
                 .into_iter()
                 .find_map(|r| match r {
-                    Relation::ManyToMany { stored, max, .. } if stored == name => Some(max),
+                    Relation::ManyToMany {
+                        stored,
+                        target,
+                        max,
+                        ..
+                    } if stored == name && target == M::COLLECTION => Some(max),
                     _ => None,
                 })
                 .unwrap_or(crate::DEFAULT_LINK_MAX);
