@@ -52,7 +52,11 @@ async fn edges_link_once_list_both_ways_by_keyset_and_unlink() {
         members.link(&format!("u{g:02}"), &s("g00")).await.unwrap();
     }
     assert_eq!(members.count_rights(&s("u1")).await.unwrap(), 26);
-    assert_eq!(members.count_lefts(&s("g00")).await.unwrap(), 26, "u00..u24 and u1");
+    assert_eq!(
+        members.count_lefts(&s("g00")).await.unwrap(),
+        26,
+        "u00..u24 and u1"
+    );
     assert!(members.contains(&s("u1"), &s("g1")).await.unwrap());
 
     // Keyset pages of 10 over the user's 26 groups.
