@@ -51,7 +51,8 @@ fn median(samples: &mut [Duration]) -> Duration {
 
 #[tokio::main]
 async fn main() {
-    let uri = schema_core::server::uri().expect("a server: set MONGODB_URI or install secantusd-rs");
+    let uri =
+        schema_core::server::uri().expect("a server: set MONGODB_URI or install secantusd-rs");
     let commands = Arc::new(Mutex::new(Vec::<String>::new()));
     let sink = commands.clone();
     let mut options = ClientOptions::parse(&uri).await.expect("uri");
@@ -69,10 +70,18 @@ async fn main() {
     let index_models: Vec<(&str, Vec<mongodb::IndexModel>)> = schema
         .models()
         .iter()
-        .map(|m| (m.collection, m.indexes.iter().map(IndexSpec::to_index_model).collect()))
+        .map(|m| {
+            (
+                m.collection,
+                m.indexes.iter().map(IndexSpec::to_index_model).collect(),
+            )
+        })
         .collect();
 
-    let rounds = std::env::var("ROUNDS").ok().and_then(|r| r.parse().ok()).unwrap_or(30);
+    let rounds = std::env::var("ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(30);
     let (mut ours, mut naive) = (Vec::new(), Vec::new());
     let (mut ours_cmds, mut naive_cmds) = (Vec::new(), Vec::new());
     for _ in 0..rounds {
@@ -98,7 +107,12 @@ async fn main() {
     let count = |cmds: &[String], name: &str| cmds.iter().filter(|c| *c == name).count();
     let writes = |cmds: &[String]| {
         cmds.iter()
-            .filter(|c| matches!(c.as_str(), "create" | "createIndexes" | "collMod" | "dropIndexes"))
+            .filter(|c| {
+                matches!(
+                    c.as_str(),
+                    "create" | "createIndexes" | "collMod" | "dropIndexes"
+                )
+            })
             .count()
     };
     let (m_ours, m_naive) = (median(&mut ours), median(&mut naive));

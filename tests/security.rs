@@ -36,7 +36,11 @@ async fn client(uri: &str) -> mongodb::Client {
 
 #[tokio::test]
 async fn credentials_permissions_and_errors_without_secrets() {
-    let server = Server::start(ServerOptions { auth: true, ..Default::default() }).unwrap();
+    let server = Server::start(ServerOptions {
+        auth: true,
+        ..Default::default()
+    })
+    .unwrap();
 
     // The first user is created through the localhost exception.
     let bootstrap = client(&server.uri()).await;
@@ -58,8 +62,14 @@ async fn credentials_permissions_and_errors_without_secrets() {
     // SCRAM credentials in the URI work: setup and a round trip.
     let db = admin.database("app");
     Schema::new().with::<Note>().sync(&db).await.unwrap();
-    let note = Note { id: "n1".into(), tags: vec!["a".into()] };
-    db.collection::<Note>(Note::COLLECTION).insert_one(&note).await.unwrap();
+    let note = Note {
+        id: "n1".into(),
+        tags: vec!["a".into()],
+    };
+    db.collection::<Note>(Note::COLLECTION)
+        .insert_one(&note)
+        .await
+        .unwrap();
 
     // A wrong password fails, and the error does not contain the password.
     let wrong_uri = format!(
@@ -67,20 +77,39 @@ async fn credentials_permissions_and_errors_without_secrets() {
         server.port()
     );
     let wrong = client(&wrong_uri).await;
-    let err = Schema::new().with::<Note>().plan(&wrong.database("app")).await.unwrap_err();
+    let err = Schema::new()
+        .with::<Note>()
+        .plan(&wrong.database("app"))
+        .await
+        .unwrap_err();
     let message = format!("{err} {err:?}");
-    assert!(!message.contains(WRONG_PASSWORD), "the password leaked: {message}");
+    assert!(
+        !message.contains(WRONG_PASSWORD),
+        "the password leaked: {message}"
+    );
     assert!(message.to_lowercase().contains("auth"), "{message}");
 
     // A read-only user: reads work; setup and writes get a permission error.
     let reader = client(&server.uri_with_credentials("reader", READER_PASSWORD)).await;
     let rdb = reader.database("app");
-    let found = rdb.collection::<Note>(Note::COLLECTION).find_one(doc! { "_id": "n1" }).await.unwrap();
+    let found = rdb
+        .collection::<Note>(Note::COLLECTION)
+        .find_one(doc! { "_id": "n1" })
+        .await
+        .unwrap();
     assert_eq!(found, Some(note));
 
-    let err = Schema::new().with::<Note>().with::<Memo>().sync(&rdb).await.unwrap_err();
+    let err = Schema::new()
+        .with::<Note>()
+        .with::<Memo>()
+        .sync(&rdb)
+        .await
+        .unwrap_err();
     let message = err.to_string();
     assert!(matches!(err, Error::PermissionDenied { .. }), "{message}");
-    assert!(message.contains("permission denied") && message.contains("memos"), "{message}");
+    assert!(
+        message.contains("permission denied") && message.contains("memos"),
+        "{message}"
+    );
     assert!(!message.contains(READER_PASSWORD), "{message}");
 }

@@ -66,13 +66,20 @@ struct Course {
 }
 
 fn schema() -> Schema {
-    Schema::new().with::<User>().with::<Post>().with::<Student>().with::<Course>()
+    Schema::new()
+        .with::<User>()
+        .with::<Post>()
+        .with::<Student>()
+        .with::<Course>()
 }
 
 const WRITES: [&str; 5] = ["create", "createIndexes", "collMod", "dropIndexes", "drop"];
 
 async fn index_names(db: &mongodb::Database, collection: &str) -> Vec<String> {
-    db.collection::<BsonDocument>(collection).list_index_names().await.unwrap()
+    db.collection::<BsonDocument>(collection)
+        .list_index_names()
+        .await
+        .unwrap()
 }
 
 #[tokio::test]
@@ -81,7 +88,9 @@ async fn setup_creates_everything_then_a_second_run_writes_nothing() {
     let db = support::fresh_db(&client, "setup_idem").await;
 
     let first = schema().plan(&db).await.unwrap();
-    assert!(first.actions.iter().any(|a| matches!(a, Action::CreateCollection { collection, .. } if collection == "posts")));
+    assert!(first.actions.iter().any(
+        |a| matches!(a, Action::CreateCollection { collection, .. } if collection == "posts")
+    ));
     println!("{first}");
 
     let report = schema().sync(&db).await.unwrap();
@@ -90,17 +99,28 @@ async fn setup_creates_everything_then_a_second_run_writes_nothing() {
     assert!(posts.contains(&"authorId_1_at_-1".to_owned()), "{posts:?}");
     let users = index_names(&db, "users").await;
     for name in ["email_unique", "lastSeen_1", "nickname_1", "score_-1"] {
-        assert!(users.contains(&name.to_owned()), "{name} missing from {users:?}");
+        assert!(
+            users.contains(&name.to_owned()),
+            "{name} missing from {users:?}"
+        );
     }
-    assert!(index_names(&db, "students").await.contains(&"courseIds_1".to_owned()));
+    assert!(index_names(&db, "students")
+        .await
+        .contains(&"courseIds_1".to_owned()));
 
     log.clear();
     let second = schema().sync(&db).await.unwrap();
     assert!(second.applied.is_empty(), "{:?}", second.applied);
     let sent = log.operations();
-    let writes: Vec<_> = sent.iter().filter(|c| WRITES.contains(&c.as_str())).collect();
+    let writes: Vec<_> = sent
+        .iter()
+        .filter(|c| WRITES.contains(&c.as_str()))
+        .collect();
     assert!(writes.is_empty(), "second setup sent writes: {writes:?}");
-    assert!(!sent.is_empty(), "the second setup must still read the server");
+    assert!(
+        !sent.is_empty(),
+        "the second setup must still read the server"
+    );
     println!("second setup sent: {sent:?}");
 
     let plan = schema().plan(&db).await.unwrap();
@@ -116,23 +136,42 @@ async fn a_hand_made_index_is_drift_left_alone_unless_dropping_is_asked() {
 
     let posts = db.collection::<BsonDocument>("posts");
     posts
-        .create_index(mongodb::IndexModel::builder().keys(doc! { "title": 1 }).build())
+        .create_index(
+            mongodb::IndexModel::builder()
+                .keys(doc! { "title": 1 })
+                .build(),
+        )
         .await
         .unwrap();
 
     let plan = schema().plan(&db).await.unwrap();
     let drift: Vec<_> = plan.drift().collect();
     assert_eq!(drift.len(), 1, "{plan}");
-    assert!(matches!(drift[0], Action::ExtraIndex { collection, index } if collection == "posts" && index.name == "title_1"));
+    assert!(
+        matches!(drift[0], Action::ExtraIndex { collection, index } if collection == "posts" && index.name == "title_1")
+    );
     assert!(plan.to_string().contains("drift: extra index"), "{plan}");
 
     let report = schema().sync(&db).await.unwrap();
     assert_eq!(report.left_alone.len(), 1);
-    assert!(index_names(&db, "posts").await.contains(&"title_1".to_owned()), "left alone");
+    assert!(
+        index_names(&db, "posts")
+            .await
+            .contains(&"title_1".to_owned()),
+        "left alone"
+    );
 
-    let options = SyncOptions { drop_extra_indexes: true, ..Default::default() };
+    let options = SyncOptions {
+        drop_extra_indexes: true,
+        ..Default::default()
+    };
     schema().sync_with(&db, options).await.unwrap();
-    assert!(!index_names(&db, "posts").await.contains(&"title_1".to_owned()), "dropped on request");
+    assert!(
+        !index_names(&db, "posts")
+            .await
+            .contains(&"title_1".to_owned()),
+        "dropped on request"
+    );
     assert!(schema().plan(&db).await.unwrap().is_empty());
 }
 
@@ -141,9 +180,16 @@ async fn an_index_with_the_same_name_and_other_keys_is_refused_with_both_specs()
     let client = support::client().await;
     let db = support::fresh_db(&client, "setup_conflict").await;
     let posts = db.collection::<BsonDocument>("posts");
-    let options = mongodb::options::IndexOptions::builder().name("authorId_1_at_-1".to_owned()).build();
+    let options = mongodb::options::IndexOptions::builder()
+        .name("authorId_1_at_-1".to_owned())
+        .build();
     posts
-        .create_index(mongodb::IndexModel::builder().keys(doc! { "authorId": 1 }).options(options).build())
+        .create_index(
+            mongodb::IndexModel::builder()
+                .keys(doc! { "authorId": 1 })
+                .options(options)
+                .build(),
+        )
         .await
         .unwrap();
 
@@ -151,12 +197,18 @@ async fn an_index_with_the_same_name_and_other_keys_is_refused_with_both_specs()
     let message = err.to_string();
     assert!(matches!(err, Error::IndexConflict { .. }), "{message}");
     assert!(message.contains("posts"), "{message}");
-    assert!(message.contains("\"authorId\": 1 }") && message.contains("\"at\": -1"), "{message}");
+    assert!(
+        message.contains("\"authorId\": 1 }") && message.contains("\"at\": -1"),
+        "{message}"
+    );
     // Refused before writing anything: no other collection was created.
     let names = db.list_collection_names().await.unwrap();
     assert_eq!(names, vec!["posts".to_owned()], "nothing else written");
 
-    let replace = SyncOptions { replace_conflicting: true, ..Default::default() };
+    let replace = SyncOptions {
+        replace_conflicting: true,
+        ..Default::default()
+    };
     schema().sync_with(&db, replace).await.unwrap();
     assert!(schema().plan(&db).await.unwrap().is_empty());
 }
@@ -165,7 +217,10 @@ async fn an_index_with_the_same_name_and_other_keys_is_refused_with_both_specs()
 async fn a_changed_validator_is_updated_with_coll_mod() {
     let client = support::client().await;
     let db = support::fresh_db(&client, "setup_validator").await;
-    db.create_collection("posts").validator(doc! { "title": { "$type": "string" } }).await.unwrap();
+    db.create_collection("posts")
+        .validator(doc! { "title": { "$type": "string" } })
+        .await
+        .unwrap();
 
     let plan = schema().plan(&db).await.unwrap();
     assert!(plan.actions.iter().any(|a| matches!(a, Action::UpdateValidator { collection, current: Some(_), .. } if collection == "posts")), "{plan}");
@@ -183,19 +238,31 @@ async fn the_validator_rejects_raw_writes_that_break_the_model() {
     let posts = db.collection::<BsonDocument>("posts");
     let at = bson::DateTime::now();
     posts
-        .insert_one(doc! { "_id": "p1", "authorId": "u1", "title": "t", "tags": ["a", "b", "c"], "at": at })
+        .insert_one(
+            doc! { "_id": "p1", "authorId": "u1", "title": "t", "tags": ["a", "b", "c"], "at": at },
+        )
         .await
         .unwrap();
     let err = posts
         .update_one(doc! { "_id": "p1" }, doc! { "$push": { "tags": "d" } })
         .await
         .unwrap_err();
-    assert_eq!(Error::from(err).code(), Some(121), "document validation failure");
+    assert_eq!(
+        Error::from(err).code(),
+        Some(121),
+        "document validation failure"
+    );
     let stored = posts.find_one(doc! { "_id": "p1" }).await.unwrap().unwrap();
     assert_eq!(stored.get_array("tags").unwrap().len(), 3, "unchanged");
 
-    let missing = posts.insert_one(doc! { "_id": "p2", "authorId": "u1", "tags": [], "at": at }).await;
-    assert_eq!(Error::from(missing.unwrap_err()).code(), Some(121), "title is required");
+    let missing = posts
+        .insert_one(doc! { "_id": "p2", "authorId": "u1", "tags": [], "at": at })
+        .await;
+    assert_eq!(
+        Error::from(missing.unwrap_err()).code(),
+        Some(121),
+        "title is required"
+    );
     assert_eq!(posts.count_documents(doc! {}).await.unwrap(), 1);
 }
 
@@ -212,15 +279,28 @@ async fn an_unreachable_server_is_named_without_credentials() {
 
 #[tokio::test]
 async fn a_standalone_server_is_refused_at_setup_when_the_schema_needs_transactions() {
-    let server = Server::start(ServerOptions { standalone: true, ..Default::default() }).unwrap();
+    let server = Server::start(ServerOptions {
+        standalone: true,
+        ..Default::default()
+    })
+    .unwrap();
     let client = mongodb::Client::with_uri_str(server.uri()).await.unwrap();
     let db = client.database("standalone");
 
     let err = schema().sync(&db).await.unwrap_err();
     let message = err.to_string();
-    assert!(matches!(err, Error::TransactionsUnsupported { .. }), "{message}");
-    assert!(message.contains("Student") && message.contains("replica set"), "{message}");
-    assert!(db.list_collection_names().await.unwrap().is_empty(), "nothing written");
+    assert!(
+        matches!(err, Error::TransactionsUnsupported { .. }),
+        "{message}"
+    );
+    assert!(
+        message.contains("Student") && message.contains("replica set"),
+        "{message}"
+    );
+    assert!(
+        db.list_collection_names().await.unwrap().is_empty(),
+        "nothing written"
+    );
 
     // A schema without two-sided links sets up fine on a standalone.
     Schema::new().with::<Post>().sync(&db).await.unwrap();

@@ -58,9 +58,14 @@ impl ServerIndex {
         }
     }
 
+    /// Same keys in the same order (`bson::Document`'s own `==` ignores order).
+    pub fn same_keys(&self, other: &ServerIndex) -> bool {
+        self.keys.len() == other.keys.len() && self.keys.iter().eq(other.keys.iter())
+    }
+
     /// Same keys and options (the name aside).
     pub fn same_definition(&self, other: &ServerIndex) -> bool {
-        self.keys == other.keys
+        self.same_keys(other)
             && self.unique == other.unique
             && self.sparse == other.sparse
             && self.expire_after == other.expire_after
@@ -271,7 +276,7 @@ pub fn diff_indexes(
     for spec in wanted {
         let want = ServerIndex::from_spec(spec);
         let by_name = server.iter().position(|s| s.name == want.name);
-        let by_keys = server.iter().position(|s| s.keys == want.keys);
+        let by_keys = server.iter().position(|s| s.same_keys(&want));
         match by_name.or(by_keys) {
             Some(i) => {
                 matched[i] = true;
