@@ -105,7 +105,7 @@ impl TxnSupport {
 
 /// How long [`run_in_transaction`] keeps retrying.
 ///
-/// The default allows 10 attempts within 30 seconds (the server aborts a
+/// The default allows 60 attempts within 30 seconds (the server aborts a
 /// transaction that lives longer than 60), with a jittered backoff of
 /// 5 ms x 1.5^attempt capped at 500 ms between attempts, as the driver's own
 /// convenient transaction API does.
@@ -124,7 +124,7 @@ pub struct RetryPolicy {
 impl Default for RetryPolicy {
     fn default() -> Self {
         RetryPolicy {
-            max_attempts: 10,
+            max_attempts: 60,
             deadline: Duration::from_secs(30),
             initial_backoff: Duration::from_millis(5),
             max_backoff: Duration::from_millis(500),
@@ -331,8 +331,7 @@ where
                 if !may_retry(attempt) {
                     return Err(give_up(attempt, err));
                 }
-                attempt += 1;
-                tokio::time::sleep(policy.backoff(attempt)).await;
+                attempt = retry_after(policy, attempt).await;
                 start(session).await?;
                 continue;
             }
@@ -346,8 +345,7 @@ where
                 if !may_retry(attempt) {
                     return Err(give_up(attempt, err));
                 }
-                attempt += 1;
-                tokio::time::sleep(policy.backoff(attempt)).await;
+                attempt = retry_after(policy, attempt).await;
                 continue;
             }
             if err.has_label(TRANSIENT_TRANSACTION_ERROR) {
@@ -358,10 +356,25 @@ where
             }
             return Err(err);
         }
-        attempt += 1;
-        tokio::time::sleep(policy.backoff(attempt)).await;
+        attempt = retry_after(policy, attempt).await;
         start(session).await?;
     }
+}
+
+static RETRIES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Counts one retry and waits its backoff; returns the next attempt's number.
+async fn retry_after(policy: &RetryPolicy, attempt: u32) -> u32 {
+    RETRIES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let next = attempt + 1;
+    tokio::time::sleep(policy.backoff(next)).await;
+    next
+}
+
+/// How many transaction attempts (whole bodies or commits) this process has
+/// retried so far, across every helper: for monitoring and benchmarks.
+pub fn retries() -> u64 {
+    RETRIES.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 #[cfg(test)]
