@@ -90,8 +90,18 @@ pub enum Error {
         index: String,
     },
     /// A transaction kept failing with transient errors until its retry
-    /// policy ran out; it was aborted, so nothing it wrote is kept.
-    #[error("transaction gave up after {attempts} attempts in {elapsed:?}; last error: {last}")]
+    /// policy ran out; it was aborted, so nothing it wrote is kept, unless
+    /// the last error left the commit's outcome unknown
+    /// ([`Error::commit_outcome_unknown`]): then it may have applied, in full
+    /// (never in part). Read before retrying.
+    #[error(
+        "transaction gave up after {attempts} attempts in {elapsed:?}; last error: {last}{}",
+        if last.commit_outcome_unknown() {
+            "; the commit's outcome is unknown: it may have applied (in full, never in part)"
+        } else {
+            ""
+        }
+    )]
     TransactionRetriesExhausted {
         /// How many times the body ran (or the commit was tried).
         attempts: u32,
@@ -206,6 +216,18 @@ impl Error {
     pub fn has_label(&self, label: &str) -> bool {
         match self {
             Error::Driver(e) => e.contains_label(label),
+            _ => false,
+        }
+    }
+
+    /// Whether the error leaves a commit's outcome unknown: the commit may
+    /// have reached the server and applied, its answer lost or carrying a
+    /// write-concern error (label `UnknownTransactionCommitResult`). The
+    /// transaction then applied in full or not at all: read to find out.
+    pub fn commit_outcome_unknown(&self) -> bool {
+        match self {
+            Error::Driver(e) => e.contains_label(crate::txn::UNKNOWN_TRANSACTION_COMMIT_RESULT),
+            Error::TransactionRetriesExhausted { last, .. } => last.commit_outcome_unknown(),
             _ => false,
         }
     }
