@@ -95,20 +95,7 @@ impl IndexSpec {
 
 impl fmt::Display for IndexSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", self.name, self.key_document())?;
-        if self.unique {
-            f.write_str(" unique")?;
-        }
-        if self.sparse {
-            f.write_str(" sparse")?;
-        }
-        if let Some(ttl) = self.expire_after {
-            write!(f, " expireAfterSeconds={}", ttl.as_secs())?;
-        }
-        if let Some(partial) = &self.partial_filter {
-            write!(f, " partial={partial}")?;
-        }
-        Ok(())
+        crate::plan::ServerIndex::from_spec(self).fmt(f)
     }
 }
 

@@ -13,12 +13,13 @@ use bson::{Bson, Document};
 
 use crate::index::IndexSpec;
 
-/// One index as the server reports it, normalized for comparison.
+/// One index as the server reports it (or as a model declares it), compared
+/// with numbers normalized.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerIndex {
     /// Its name.
     pub name: String,
-    /// Its key document, numbers normalized.
+    /// Its key document.
     pub keys: Document,
     /// `unique`.
     pub unique: bool,
@@ -26,7 +27,7 @@ pub struct ServerIndex {
     pub sparse: bool,
     /// `expireAfterSeconds`.
     pub expire_after: Option<Duration>,
-    /// `partialFilterExpression`, numbers normalized.
+    /// `partialFilterExpression`.
     pub partial_filter: Option<Document>,
 }
 
@@ -36,13 +37,11 @@ impl ServerIndex {
         let options = model.options.as_ref();
         ServerIndex {
             name: options.and_then(|o| o.name.clone()).unwrap_or_default(),
-            keys: normalize_doc(&model.keys),
+            keys: model.keys.clone(),
             unique: options.and_then(|o| o.unique).unwrap_or(false),
             sparse: options.and_then(|o| o.sparse).unwrap_or(false),
             expire_after: options.and_then(|o| o.expire_after),
-            partial_filter: options
-                .and_then(|o| o.partial_filter_expression.as_ref())
-                .map(normalize_doc),
+            partial_filter: options.and_then(|o| o.partial_filter_expression.clone()),
         }
     }
 
@@ -50,17 +49,19 @@ impl ServerIndex {
     pub fn from_spec(spec: &IndexSpec) -> Self {
         ServerIndex {
             name: spec.name.clone(),
-            keys: normalize_doc(&spec.key_document()),
+            keys: spec.key_document(),
             unique: spec.unique,
             sparse: spec.sparse,
             expire_after: spec.expire_after,
-            partial_filter: spec.partial_filter.as_ref().map(normalize_doc),
+            partial_filter: spec.partial_filter.clone(),
         }
     }
 
-    /// Same keys in the same order (`bson::Document`'s own `==` ignores order).
+    /// Same keys in the same order (`bson::Document`'s own `==` ignores
+    /// order), numbers normalized.
     pub fn same_keys(&self, other: &ServerIndex) -> bool {
-        self.keys.len() == other.keys.len() && self.keys.iter().eq(other.keys.iter())
+        let (mine, theirs) = (normalize_doc(&self.keys), normalize_doc(&other.keys));
+        mine.len() == theirs.len() && mine.iter().eq(theirs.iter())
     }
 
     /// Same keys and options (the name aside).
@@ -69,7 +70,8 @@ impl ServerIndex {
             && self.unique == other.unique
             && self.sparse == other.sparse
             && self.expire_after == other.expire_after
-            && self.partial_filter == other.partial_filter
+            && self.partial_filter.as_ref().map(normalize_doc)
+                == other.partial_filter.as_ref().map(normalize_doc)
     }
 }
 
@@ -344,7 +346,7 @@ mod tests {
     fn on_server(keys: Document, name: &str) -> ServerIndex {
         ServerIndex {
             name: name.into(),
-            keys: normalize_doc(&keys),
+            keys,
             unique: false,
             sparse: false,
             expire_after: None,
