@@ -68,7 +68,7 @@ async fn sync_colors(
 ) -> schema_core::Result<()> {
     // An array field matches one of its elements: `{skus: sku}`.
     let holders = products
-        .find_in(session, doc! { Product::FIELDS.skus.name(): sku })
+        .find_in(session, Product::FIELDS.skus.contains(sku))
         .await?;
     for p in holders {
         let mut current = skus.get_many_in(session, &p.skus).await?;
@@ -283,7 +283,7 @@ async fn main() -> Result {
         &db,
         Product::COLLECTION,
         &FindShape {
-            filter: doc! { Product::FIELDS.colors.name(): &white },
+            filter: Product::FIELDS.colors.contains(&white),
             ..FindShape::default()
         },
     )

@@ -56,6 +56,35 @@ impl<M, T: Serialize> Field<M, T> {
     }
 }
 
+impl<M, C> Field<M, C>
+where
+    C: crate::bounded::BoundedCollection,
+    C::Item: Serialize,
+{
+    /// `{name: item}`: documents whose array holds `item` (rides a multikey
+    /// index on the array, such as the one every `#[many_to_many]` field gets).
+    ///
+    /// ```
+    /// use schema_core::prelude::*;
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Document, Serialize, Deserialize)]
+    /// #[document(collection = "products")]
+    /// struct Product {
+    ///     #[serde(rename = "_id")]
+    ///     id: String,
+    ///     #[embed(max = 20)]
+    ///     colors: Vec<String>,
+    /// }
+    ///
+    /// let white = Product::FIELDS.colors.contains(&"white".to_owned());
+    /// assert_eq!(white, bson::doc! { "colors": "white" });
+    /// ```
+    pub fn contains(&self, item: &C::Item) -> Document {
+        doc! { self.name: to_bson(item) }
+    }
+}
+
 /// Serializes a value to BSON; what serde cannot represent becomes null.
 pub(crate) fn to_bson<T: Serialize + ?Sized>(value: &T) -> Bson {
     bson::to_bson(value).unwrap_or(Bson::Null)
