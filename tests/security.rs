@@ -1,7 +1,9 @@
 //! Against a server started with `--auth`: SCRAM credentials in the URI work,
 //! a wrong password fails without echoing the password, and a read-only user
-//! gets a clear permission error from setup and from writes.
+//! gets a clear permission error from setup and from writes, through every
+//! write helper (`Repo`, bounded push, two-sided link, cascading delete).
 
+mod models;
 mod support;
 
 use bson::doc;
@@ -112,4 +114,165 @@ async fn credentials_permissions_and_errors_without_secrets() {
         "{message}"
     );
     assert!(!message.contains(READER_PASSWORD), "{message}");
+}
+
+/// Runs a write helper as the read-only user: a `PermissionDenied` naming
+/// the collection, without the password.
+fn denied<T: std::fmt::Debug>(what: &str, result: schema_core::Result<T>, collection: &str) {
+    let err = result.expect_err(what);
+    let message = format!("{err} {err:?}");
+    assert!(
+        matches!(&err, Error::PermissionDenied { collection: c, .. } if c == collection),
+        "{what}: {message}"
+    );
+    assert!(
+        err.to_string().starts_with("permission denied: cannot "),
+        "{what}: {err}"
+    );
+    assert!(!message.contains(READER_PASSWORD), "{what}: {message}");
+    // The server echoes the command; the error keeps its name, not its body
+    // (the data written, which belongs in no log).
+    assert!(
+        err.to_string().contains("to execute `") && !err.to_string().contains("lsid"),
+        "{what}: {err}"
+    );
+    println!("{what}: {err}");
+}
+
+#[tokio::test]
+async fn a_read_only_user_gets_a_permission_error_from_every_write_helper() {
+    use models::{Course, Student};
+
+    let server = Server::start(ServerOptions {
+        auth: true,
+        ..Default::default()
+    })
+    .unwrap();
+    let bootstrap = client(&server.uri()).await;
+    bootstrap
+        .database("admin")
+        .run_command(doc! { "createUser": "admin", "pwd": ADMIN_PASSWORD, "roles": ["root"] })
+        .await
+        .unwrap();
+    let admin = client(&server.uri_with_credentials("admin", ADMIN_PASSWORD)).await;
+    admin
+        .database("admin")
+        .run_command(doc! {
+            "createUser": "reader", "pwd": READER_PASSWORD,
+            "roles": [{ "role": "read", "db": "app" }],
+        })
+        .await
+        .unwrap();
+    let db = admin.database("app");
+    Schema::new()
+        .with::<Note>()
+        .with::<Student>()
+        .with::<Course>()
+        .sync(&db)
+        .await
+        .unwrap();
+    let note = Note {
+        id: "n1".into(),
+        tags: vec!["a".into()],
+    };
+    Repo::<Note>::new(&db).insert(&note).await.unwrap();
+    Repo::<Student>::new(&db)
+        .insert(&Student {
+            id: "s1".into(),
+            name: "S".into(),
+            course_ids: Vec::new(),
+        })
+        .await
+        .unwrap();
+    Repo::<Course>::new(&db)
+        .insert(&Course {
+            id: "c1".into(),
+            title: "C".into(),
+            student_ids: Vec::new(),
+        })
+        .await
+        .unwrap();
+    Links::new(&db, Student::FIELDS.course_ids)
+        .link(&"s1".to_owned(), &"c1".to_owned())
+        .await
+        .unwrap();
+
+    let reader = client(&server.uri_with_credentials("reader", READER_PASSWORD)).await;
+    let rdb = reader.database("app");
+    let notes = Repo::<Note>::new(&rdb);
+    let students = Repo::<Student>::new(&rdb);
+    let links = Links::new(&rdb, Student::FIELDS.course_ids);
+    let (n1, s1, c1) = ("n1".to_owned(), "s1".to_owned(), "c1".to_owned());
+
+    // Reads work.
+    assert_eq!(notes.get(&n1).await.unwrap(), Some(note.clone()));
+    assert!(links.verify().await.unwrap().is_consistent());
+
+    // Every write is refused with a permission error naming the collection.
+    let other = Note {
+        id: "n2".into(),
+        tags: Vec::new(),
+    };
+    denied("Repo::insert", notes.insert(&other).await, "notes");
+    denied(
+        "Repo::insert_many",
+        notes.insert_many(std::slice::from_ref(&other)).await,
+        "notes",
+    );
+    denied("Repo::replace", notes.replace(&note).await, "notes");
+    denied(
+        "Repo::update",
+        notes.update(&n1, doc! { "$set": { "tags": ["b"] } }).await,
+        "notes",
+    );
+    denied("Repo::delete", notes.delete(&n1).await, "notes");
+    denied(
+        "Embed::push",
+        notes
+            .embed(Note::FIELDS.tags)
+            .push(&n1, &"b".to_owned())
+            .await,
+        "notes",
+    );
+    denied(
+        "Links::link",
+        links.link(&s1, &"c2".to_owned()).await,
+        "students",
+    );
+    denied("Links::unlink", links.unlink(&s1, &c1).await, "students");
+    denied(
+        "Repo::delete (cascade)",
+        students.delete(&s1).await,
+        "courses",
+    );
+
+    // Nothing changed.
+    let admin_notes = Repo::<Note>::new(&db);
+    assert_eq!(admin_notes.get(&n1).await.unwrap(), Some(note));
+    assert_eq!(admin_notes.count(doc! {}).await.unwrap(), 1);
+    let s = Repo::<Student>::new(&db).get(&s1).await.unwrap().unwrap();
+    assert_eq!(s.course_ids, [c1]);
+    assert!(Links::new(&db, Student::FIELDS.course_ids)
+        .verify()
+        .await
+        .unwrap()
+        .is_consistent());
+
+    // A wrong password through a repository: an error without the password.
+    let wrong_uri = format!(
+        "mongodb://reader:{WRONG_PASSWORD}@127.0.0.1:{}/?directConnection=true&authSource=admin&serverSelectionTimeoutMS=2000",
+        server.port()
+    );
+    let wrong = client(&wrong_uri).await;
+    let err = Repo::<Note>::new(&wrong.database("app"))
+        .get(&n1)
+        .await
+        .unwrap_err();
+    let message = format!("{err} {err:?}");
+    assert!(
+        !message.contains(WRONG_PASSWORD),
+        "the password leaked: {message}"
+    );
+    assert!(message.to_lowercase().contains("auth"), "{message}");
+    println!("wrong password: {err}");
 }

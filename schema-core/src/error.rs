@@ -198,7 +198,7 @@ impl Error {
             return Error::PermissionDenied {
                 action,
                 collection: collection.to_owned(),
-                message: err.message().unwrap_or("not authorized").to_owned(),
+                message: short_denial(err.message().unwrap_or("not authorized")),
             };
         }
         if matches!(*err.kind, mongodb::error::ErrorKind::ServerSelection { .. }) {
@@ -254,6 +254,22 @@ fn unsupported_message(models: &[&'static str]) -> String {
     )
 }
 
+/// The server's "not authorized on app to execute command { insert: ...,
+/// documents: [...] }" without the command's body (which holds the data
+/// written, and belongs in no log): "... to execute `insert`".
+fn short_denial(message: &str) -> String {
+    match message.split_once(" to execute command {") {
+        Some((head, rest)) => match rest.trim_start().strip_prefix('"') {
+            Some(name) => format!(
+                "{head} to execute `{}`",
+                name.split('"').next().unwrap_or_default()
+            ),
+            None => head.to_owned(),
+        },
+        None => message.to_owned(),
+    }
+}
+
 /// Shows an `_id` in a message: a string as it is, anything else as extended JSON.
 pub(crate) fn id_text(id: &bson::Bson) -> String {
     match id {
@@ -304,5 +320,21 @@ impl DriverErrorExt for mongodb::error::Error {
             }
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_denial_keeps_the_command_name_and_drops_its_body() {
+        assert_eq!(
+            short_denial(
+                "not authorized on app to execute command { \"insert\": \"notes\", \"documents\": [{ \"secret\": 1 }] }"
+            ),
+            "not authorized on app to execute `insert`"
+        );
+        assert_eq!(short_denial("not authorized"), "not authorized");
     }
 }
