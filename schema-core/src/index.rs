@@ -101,10 +101,29 @@ impl fmt::Display for IndexSpec {
 
 /// The server's default index name: `authorId_1_at_-1`.
 pub fn default_name(keys: &[(String, Direction)]) -> String {
+    let doc: Document = keys
+        .iter()
+        .map(|(k, d)| (k.clone(), Bson::Int32(d.as_i32())))
+        .collect();
+    name_of_key_document(&doc)
+}
+
+/// [`default_name`] for a key document as the server stores it, whatever
+/// numeric type holds each direction.
+pub fn name_of_key_document(keys: &Document) -> String {
     keys.iter()
-        .map(|(k, d)| format!("{k}_{}", d.as_i32()))
+        .map(|(k, v)| format!("{k}_{}", direction_of(v)))
         .collect::<Vec<_>>()
         .join("_")
+}
+
+fn direction_of(v: &Bson) -> i32 {
+    match v {
+        Bson::Int32(n) if *n < 0 => -1,
+        Bson::Int64(n) if *n < 0 => -1,
+        Bson::Double(n) if *n < 0.0 => -1,
+        _ => 1,
+    }
 }
 
 #[cfg(test)]

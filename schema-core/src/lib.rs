@@ -9,6 +9,7 @@
 
 pub mod bounded;
 pub mod codec;
+mod cursor;
 pub mod embed;
 pub mod error;
 pub mod explain;

@@ -60,8 +60,7 @@ impl ServerIndex {
     /// Same keys in the same order (`bson::Document`'s own `==` ignores
     /// order), numbers normalized.
     pub fn same_keys(&self, other: &ServerIndex) -> bool {
-        let (mine, theirs) = (normalize_doc(&self.keys), normalize_doc(&other.keys));
-        mine.len() == theirs.len() && mine.iter().eq(theirs.iter())
+        same_key_order(&self.keys, &other.keys)
     }
 
     /// Same keys and options (the name aside).
@@ -305,6 +304,13 @@ pub fn diff_indexes(
             });
         }
     }
+}
+
+/// Whether two key documents name the same keys in the same order with the
+/// same directions, numbers normalized (`1`, `1i64` and `1.0` are one).
+pub fn same_key_order(a: &Document, b: &Document) -> bool {
+    let (a, b) = (normalize_doc(a), normalize_doc(b));
+    a.len() == b.len() && a.iter().eq(b.iter())
 }
 
 /// Whether the server's validator equals the model's, numbers normalized.

@@ -135,7 +135,9 @@ impl<M: Document> Repo<M> {
                 Err(e) => Err(e),
             };
         let found = match listed {
-            Ok(models) => models.iter().any(|m| same_keys(&m.keys, &keys)),
+            Ok(models) => models
+                .iter()
+                .any(|m| crate::plan::same_key_order(&m.keys, &keys)),
             // The collection does not exist yet.
             Err(e) if crate::error::DriverErrorExt::code(&e) == Some(26) => false,
             Err(e) => return Err(self.err(e, "list indexes of")),
@@ -143,7 +145,7 @@ impl<M: Document> Repo<M> {
         if !found {
             return Err(Error::MissingIndex {
                 collection: M::COLLECTION,
-                index: index_name(&keys),
+                index: crate::index::name_of_key_document(&keys),
             });
         }
         if let Ok(mut seen) = self.indexes_seen.lock() {
@@ -381,22 +383,10 @@ impl<M: Document> Repo<M> {
         session: Option<&mut ClientSession>,
         filter: BsonDocument,
     ) -> Result<Vec<M>> {
-        let out = match session {
-            Some(s) => {
-                let mut cursor = self
-                    .raw_docs()
-                    .find(filter)
-                    .session(&mut *s)
-                    .await
-                    .map_err(|e| self.err(e, "find in"))?;
-                cursor.stream(s).try_collect().await
-            }
-            None => match self.raw_docs().find(filter).await {
-                Ok(cursor) => cursor.try_collect().await,
-                Err(e) => Err(e),
-            },
-        };
-        let raws: Vec<RawDocumentBuf> = out.map_err(|e| self.err(e, "find in"))?;
+        let raws: Vec<RawDocumentBuf> =
+            crate::cursor::collect(self.raw_docs().find(filter), session)
+                .await
+                .map_err(|e| self.err(e, "find in"))?;
         raws.iter().map(|raw| codec::decode(raw)).collect()
     }
 
@@ -461,33 +451,6 @@ impl<M: Document> Repo<M> {
 /// Which index [`Repo::require_index`] checked: a reference's stored name
 /// and its sort key.
 pub(crate) type IndexKey = (&'static str, Option<&'static str>);
-
-/// `authorId_1_at_-1` for `{authorId: 1, at: -1}`.
-fn index_name(keys: &BsonDocument) -> String {
-    keys.iter()
-        .map(|(k, v)| format!("{k}_{}", sign(v)))
-        .collect::<Vec<_>>()
-        .join("_")
-}
-
-/// The direction of one index key, whatever numeric type the server used.
-fn sign(v: &Bson) -> i64 {
-    match v {
-        Bson::Int32(n) => i64::from(n.signum()),
-        Bson::Int64(n) => n.signum(),
-        Bson::Double(n) if *n < 0.0 => -1,
-        Bson::Double(_) => 1,
-        _ => 0,
-    }
-}
-
-/// Whether two key documents name the same keys in the same order and directions.
-fn same_keys(a: &BsonDocument, b: &BsonDocument) -> bool {
-    a.len() == b.len()
-        && a.iter()
-            .zip(b.iter())
-            .all(|((ka, va), (kb, vb))| ka == kb && sign(va) == sign(vb))
-}
 
 /// `{_id: id}`.
 pub(crate) fn id_filter<M: Document>(id: &M::Id) -> BsonDocument {

@@ -21,7 +21,6 @@
 use std::collections::{HashMap, HashSet};
 
 use bson::{doc, Bson, Document as BsonDocument};
-use futures_util::TryStreamExt;
 use mongodb::{ClientSession, Collection, Database};
 
 use crate::error::{id_text, Error, Result};
@@ -628,17 +627,9 @@ async fn read_arrays(
     let action = coll
         .find(filter.unwrap_or_default())
         .projection(doc! { side.field: 1 });
-    let docs: std::result::Result<Vec<BsonDocument>, _> = match session {
-        Some(s) => match action.session(&mut *s).await {
-            Ok(mut cursor) => cursor.stream(s).try_collect().await,
-            Err(e) => Err(e),
-        },
-        None => match action.await {
-            Ok(cursor) => cursor.try_collect().await,
-            Err(e) => Err(e),
-        },
-    };
-    let docs = docs.map_err(|e| Error::from_server(e, "read links of", side.collection))?;
+    let docs = crate::cursor::collect(action, session)
+        .await
+        .map_err(|e| Error::from_server(e, "read links of", side.collection))?;
     Ok(docs
         .into_iter()
         .map(|mut d| {

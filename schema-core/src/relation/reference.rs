@@ -48,7 +48,6 @@
 //! ```
 
 use bson::{doc, Bson, Document as BsonDocument, RawDocument, RawDocumentBuf};
-use futures_util::TryStreamExt;
 use mongodb::options::Hint;
 use mongodb::ClientSession;
 use serde::{Deserialize, Serialize};
@@ -340,17 +339,9 @@ impl<C: Document, T, P> Children<'_, C, T, P> {
         if self.hinted {
             action = action.hint(Hint::Keys(self.index_keys()));
         }
-        let docs: std::result::Result<Vec<RawDocumentBuf>, _> = match session {
-            Some(s) => match action.session(&mut *s).await {
-                Ok(mut cursor) => cursor.stream(s).try_collect().await,
-                Err(e) => Err(e),
-            },
-            None => match action.await {
-                Ok(cursor) => cursor.try_collect().await,
-                Err(e) => Err(e),
-            },
-        };
-        let docs = docs.map_err(|e| self.repo.err(e, "page through"))?;
+        let docs: Vec<RawDocumentBuf> = crate::cursor::collect(action, session)
+            .await
+            .map_err(|e| self.repo.err(e, "page through"))?;
         self.to_page(docs)
     }
 

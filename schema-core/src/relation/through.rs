@@ -35,7 +35,6 @@
 use std::marker::PhantomData;
 
 use bson::{doc, Bson, Document as BsonDocument};
-use futures_util::TryStreamExt;
 use mongodb::options::Hint;
 use mongodb::{ClientSession, Collection, Database};
 use serde::de::DeserializeOwned;
@@ -324,17 +323,9 @@ impl<L: Document, R: Document> Through<L, R> {
             .batch_size(limit.max(1))
             .projection(doc! { "_id": 0, other: 1 })
             .hint(Hint::Keys(doc! { key: 1, other: 1 }));
-        let docs: std::result::Result<Vec<BsonDocument>, _> = match session {
-            Some(s) => match action.session(&mut *s).await {
-                Ok(mut cursor) => cursor.stream(s).try_collect().await,
-                Err(e) => Err(e),
-            },
-            None => match action.await {
-                Ok(cursor) => cursor.try_collect().await,
-                Err(e) => Err(e),
-            },
-        };
-        let docs = docs.map_err(|e| self.err(e, "list edges of"))?;
+        let docs = crate::cursor::collect(action, session)
+            .await
+            .map_err(|e| self.err(e, "list edges of"))?;
         docs.into_iter()
             .map(|mut d| {
                 let value = d.remove(other).unwrap_or(Bson::Null);

@@ -1,0 +1,24 @@
+//! Running a `find` in the caller's session (or in none) and collecting the
+//! results: the one place the two cursor kinds are told apart.
+
+use futures_util::TryStreamExt;
+use mongodb::action::Find;
+use mongodb::ClientSession;
+use serde::de::DeserializeOwned;
+
+/// Sends `find` (in `session` when given) and reads every batch.
+pub(crate) async fn collect<T>(
+    find: Find<'_, T>,
+    session: Option<&mut ClientSession>,
+) -> mongodb::error::Result<Vec<T>>
+where
+    T: DeserializeOwned + Send + Sync,
+{
+    match session {
+        Some(s) => {
+            let mut cursor = find.session(&mut *s).await?;
+            cursor.stream(s).try_collect().await
+        }
+        None => find.await?.try_collect().await,
+    }
+}
