@@ -217,19 +217,7 @@ where
         item: &C::Item,
         history: &H,
     ) -> Result<()> {
-        self.check_history::<H>()?;
-        let models = [M::NAME];
-        txn::run_for(
-            self.repo.support(),
-            &models,
-            self.repo.database().client(),
-            self.repo.retry_policy(),
-            (self, id, item, history),
-            |s, (this, id, item, history)| {
-                Box::pin(async move { this.push_keeping_body(s, id, item, *history).await })
-            },
-        )
-        .await
+        self.push_keeping_opt(None, id, item, history).await
     }
 
     /// [`push_keeping`](Self::push_keeping) in the caller's session: joins
@@ -241,11 +229,23 @@ where
         item: &C::Item,
         history: &H,
     ) -> Result<()> {
+        self.push_keeping_opt(Some(session), id, item, history)
+            .await
+    }
+
+    async fn push_keeping_opt<H: Document>(
+        &self,
+        session: Option<&mut ClientSession>,
+        id: &M::Id,
+        item: &C::Item,
+        history: &H,
+    ) -> Result<()> {
         self.check_history::<H>()?;
         let models = [M::NAME];
-        txn::join_or_run_for(
+        txn::transact(
             self.repo.support(),
             &models,
+            self.repo.database().client(),
             session,
             self.repo.retry_policy(),
             (self, id, item, history),

@@ -305,32 +305,30 @@ impl<M: Document> Repo<M> {
     /// the same transaction (retried per the repository's policy; refused on
     /// a standalone). Other models: one `delete`.
     pub async fn delete(&self, id: &M::Id) -> Result<bool> {
-        if inverse_arrays::<M>().is_empty() {
-            return self.delete_opt(None, id).await;
-        }
-        let models = [M::NAME];
-        txn::run_for(
-            &self.support,
-            &models,
-            self.db.client(),
-            &self.policy,
-            (self, id),
-            |s, (repo, id)| Box::pin(async move { repo.delete_opt(Some(s), id).await }),
-        )
-        .await
+        self.delete_cascading(None, id).await
     }
 
     /// [`delete`](Self::delete) in the caller's session: joins the caller's
     /// transaction if one is in progress, else cascades in a transaction of
     /// its own on that session.
     pub async fn delete_in(&self, session: &mut ClientSession, id: &M::Id) -> Result<bool> {
+        self.delete_cascading(Some(session), id).await
+    }
+
+    /// One `delete`, or the delete and its cascade in a transaction.
+    async fn delete_cascading(
+        &self,
+        session: Option<&mut ClientSession>,
+        id: &M::Id,
+    ) -> Result<bool> {
         if inverse_arrays::<M>().is_empty() {
-            return self.delete_opt(Some(session), id).await;
+            return self.delete_opt(session, id).await;
         }
         let models = [M::NAME];
-        txn::join_or_run_for(
+        txn::transact(
             &self.support,
             &models,
+            self.db.client(),
             session,
             &self.policy,
             (self, id),

@@ -234,12 +234,15 @@ where
     }
 }
 
-/// [`run_in_transaction`] for a helper: checks the topology once per
-/// `support` (naming `models` in the error) before anything is written.
-pub(crate) async fn run_for<C, T, F>(
+/// How every helper runs its transaction: checks the topology once per
+/// `support` (naming `models` in the error) before anything is written, then
+/// runs `body` in a transaction of its own ([`run_in_transaction`]) when
+/// `session` is `None`, or on the caller's session ([`join_or_run`]).
+pub(crate) async fn transact<C, T, F>(
     support: &TxnSupport,
     models: &[&'static str],
     client: &Client,
+    session: Option<&mut ClientSession>,
     policy: &RetryPolicy,
     context: C,
     body: F,
@@ -248,23 +251,10 @@ where
     F: TxnBody<C, T>,
 {
     support.require(client, models).await?;
-    run_in_transaction(client, policy, context, body).await
-}
-
-/// [`join_or_run`] for a helper (see [`run_for`]).
-pub(crate) async fn join_or_run_for<C, T, F>(
-    support: &TxnSupport,
-    models: &[&'static str],
-    session: &mut ClientSession,
-    policy: &RetryPolicy,
-    context: C,
-    body: F,
-) -> Result<T>
-where
-    F: TxnBody<C, T>,
-{
-    support.require(&session.client(), models).await?;
-    join_or_run(session, policy, context, body).await
+    match session {
+        Some(session) => join_or_run(session, policy, context, body).await,
+        None => run_in_transaction(client, policy, context, body).await,
+    }
 }
 
 /// A standalone mongod refuses the first write of a transaction with

@@ -239,37 +239,19 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
             return self.apply(session, op, &left, &right).await;
         }
         let models = [M::NAME, R::NAME];
-        let ctx = (self, op, &left, &right);
-        match session {
-            Some(session) => {
-                txn::join_or_run_for(
-                    &self.support,
-                    &models,
-                    session,
-                    &self.policy,
-                    ctx,
-                    |s, ctx| {
-                        let (this, op, left, right) = *ctx;
-                        Box::pin(async move { this.apply(Some(s), op, left, right).await })
-                    },
-                )
-                .await
-            }
-            None => {
-                txn::run_for(
-                    &self.support,
-                    &models,
-                    self.db.client(),
-                    &self.policy,
-                    ctx,
-                    |s, ctx| {
-                        let (this, op, left, right) = *ctx;
-                        Box::pin(async move { this.apply(Some(s), op, left, right).await })
-                    },
-                )
-                .await
-            }
-        }
+        txn::transact(
+            &self.support,
+            &models,
+            self.db.client(),
+            session,
+            &self.policy,
+            (self, op, &left, &right),
+            |s, ctx| {
+                let (this, op, left, right) = *ctx;
+                Box::pin(async move { this.apply(Some(s), op, left, right).await })
+            },
+        )
+        .await
     }
 
     /// The writes of one link or unlink, on both sides when two-sided.
@@ -372,10 +354,11 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
             return self.verify_opt(None).await;
         }
         let models = [M::NAME, R::NAME];
-        txn::run_for(
+        txn::transact(
             &self.support,
             &models,
             self.db.client(),
+            None,
             &self.policy,
             self,
             |s, this| {
@@ -493,10 +476,11 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
         for edge in &report.asymmetric {
             let fixed = if self.is_two_sided() {
                 let models = [M::NAME, R::NAME];
-                txn::run_for(
+                txn::transact(
                     &self.support,
                     &models,
                     self.db.client(),
+                    None,
                     &self.policy,
                     (self, edge),
                     |s, ctx| {
