@@ -18,9 +18,7 @@ use schema_core::prelude::*;
 use schema_core::server::{Server, ServerOptions};
 use schema_core::{run_in_transaction, AsymmetryKind, RetryPolicy};
 use serde::{Deserialize, Serialize};
-
-/// `failCommand` is one server-wide failpoint: tests that arm it take turns.
-static FAILPOINT: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+use support::failpoint::{self, FAILPOINT};
 
 /// A client with its own `appName` (so a failpoint can target it alone)
 /// whose command names are recorded.
@@ -60,24 +58,6 @@ async fn watched_client(app: &str) -> (Client, Arc<Mutex<Vec<String>>>, Arc<Mute
 
 fn take(log: &Arc<Mutex<Vec<String>>>) -> Vec<String> {
     std::mem::take(&mut *log.lock().unwrap())
-}
-
-async fn failpoint(client: &Client, app: &str, mode: bson::Bson, data: BsonDocument) {
-    let mut data = data;
-    data.insert("appName", app);
-    client
-        .database("admin")
-        .run_command(doc! { "configureFailPoint": "failCommand", "mode": mode, "data": data })
-        .await
-        .unwrap();
-}
-
-async fn failpoint_off(client: &Client) {
-    client
-        .database("admin")
-        .run_command(doc! { "configureFailPoint": "failCommand", "mode": "off" })
-        .await
-        .unwrap();
 }
 
 async fn school(db: &Database, students: usize, courses: usize) -> (Repo<Student>, Repo<Course>) {
@@ -205,10 +185,10 @@ async fn a_failure_between_the_two_writes_leaves_both_sides_as_they_were() {
     links.link(&id("student_0"), &id("c_1")).await.unwrap();
 
     // The first `update` (the student side) goes through, the second fails.
-    failpoint(
+    failpoint::arm(
         &client,
         app,
-        bson::Bson::Document(doc! { "skip": 1 }),
+        doc! { "skip": 1 },
         doc! {
             "failCommands": ["update"], "errorCode": 2,
         },
@@ -217,7 +197,7 @@ async fn a_failure_between_the_two_writes_leaves_both_sides_as_they_were() {
     take(&log);
     let err = links.link(&id("student_0"), &id("c_0")).await.unwrap_err();
     let sent = take(&log);
-    failpoint_off(&client).await;
+    failpoint::off(&client).await;
     assert_eq!(err.code(), Some(2), "{err}");
     assert_eq!(sent, ["update", "update", "abortTransaction"]);
     assert_eq!(
@@ -261,10 +241,10 @@ async fn a_transient_error_on_the_first_attempt_is_retried_and_applied_once() {
     let (s, c) = school(&db, 1, 1).await;
     let links = Links::new(&db, Student::FIELDS.course_ids);
 
-    failpoint(
+    failpoint::arm(
         &client,
         app,
-        bson::Bson::Document(doc! { "times": 1 }),
+        doc! { "times": 1 },
         doc! {
             "failCommands": ["update"], "errorCode": 112,
             "errorLabels": ["TransientTransactionError"],
@@ -274,7 +254,7 @@ async fn a_transient_error_on_the_first_attempt_is_retried_and_applied_once() {
     take(&log);
     links.link(&id("student_0"), &id("c_0")).await.unwrap();
     let sent = take(&log);
-    failpoint_off(&client).await;
+    failpoint::off(&client).await;
     // Attempt 1 fails on its first write and is aborted; attempt 2 commits.
     assert_eq!(
         sent,
@@ -292,10 +272,10 @@ async fn a_transient_error_on_the_first_attempt_is_retried_and_applied_once() {
     );
 
     // An unknown commit result: the commit alone is retried.
-    failpoint(
+    failpoint::arm(
         &client,
         app,
-        bson::Bson::Document(doc! { "times": 1 }),
+        doc! { "times": 1 },
         doc! {
             "failCommands": ["commitTransaction"], "errorCode": 91,
             "errorLabels": ["UnknownTransactionCommitResult"],
@@ -304,7 +284,7 @@ async fn a_transient_error_on_the_first_attempt_is_retried_and_applied_once() {
     .await;
     links.unlink(&id("student_0"), &id("c_0")).await.unwrap();
     let sent = take(&log);
-    failpoint_off(&client).await;
+    failpoint::off(&client).await;
     let commits = sent.iter().filter(|n| *n == "commitTransaction").count();
     assert!(commits >= 2, "{sent:?}");
     assert_eq!(
@@ -315,10 +295,10 @@ async fn a_transient_error_on_the_first_attempt_is_retried_and_applied_once() {
     assert_eq!(sides(&s, &c, "student_0", "c_0").await, (vec![], vec![]));
 
     // A transient error that does not go away: bounded retries, then a clear error.
-    failpoint(
+    failpoint::arm(
         &client,
         app,
-        bson::Bson::Document(doc! { "times": 100 }),
+        doc! { "times": 100 },
         doc! {
             "failCommands": ["update"], "errorCode": 112,
             "errorLabels": ["TransientTransactionError"],
@@ -330,7 +310,7 @@ async fn a_transient_error_on_the_first_attempt_is_retried_and_applied_once() {
         .link(&id("student_0"), &id("c_0"))
         .await
         .unwrap_err();
-    failpoint_off(&client).await;
+    failpoint::off(&client).await;
     assert!(
         matches!(err, Error::TransactionRetriesExhausted { attempts: 3, .. }),
         "{err:?}"
@@ -631,10 +611,10 @@ async fn concurrent_links_and_unlinks_with_transient_failures_stay_symmetric_and
                 } else {
                     vec!["update", "commitTransaction"]
                 };
-                failpoint(
+                failpoint::arm(
                     &client,
                     app,
-                    bson::Bson::Document(doc! { "times": 3 }),
+                    doc! { "times": 3 },
                     doc! {
                         "failCommands": commands, "errorCode": 112,
                         "errorLabels": ["TransientTransactionError"],
@@ -643,7 +623,7 @@ async fn concurrent_links_and_unlinks_with_transient_failures_stay_symmetric_and
                 .await;
                 armed += 1;
                 tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-                failpoint_off(&client).await;
+                failpoint::off(&client).await;
                 tokio::time::sleep(std::time::Duration::from_millis(20)).await;
             }
             armed
@@ -685,7 +665,7 @@ async fn concurrent_links_and_unlinks_with_transient_failures_stay_symmetric_and
     }
     stop.store(true, std::sync::atomic::Ordering::SeqCst);
     let armed = armer.await.unwrap();
-    failpoint_off(&client).await;
+    failpoint::off(&client).await;
     let (injected, conflicts) = *failures.lock().unwrap();
     println!(
         "ok={ok} full={full} gave_up={gave_up}; failpoint armed {armed} times, \

@@ -26,9 +26,7 @@ use mongodb::{Client, Database};
 use schema_core::prelude::*;
 use schema_core::txn::{TRANSIENT_TRANSACTION_ERROR, UNKNOWN_TRANSACTION_COMMIT_RESULT};
 use serde::{Deserialize, Serialize};
-
-/// `failCommand` is one server-wide failpoint: the tests take turns.
-static FAILPOINT: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+use support::failpoint::{self, FAILPOINT};
 
 /// The most one case may take, retries and reconnections included.
 const CASE_TIMEOUT: Duration = Duration::from_secs(60);
@@ -249,25 +247,8 @@ async fn arm(admin: &Client, faulty: &Faulty, fault: Fault, step: Step, times: T
         Times::Once => step.commands().len() as i64,
         Times::Persistent => PERSISTENT,
     };
-    let mut data = fault.data(step);
-    data.insert("appName", faulty.app.as_str());
-    admin
-        .database("admin")
-        .run_command(doc! {
-            "configureFailPoint": "failCommand",
-            "mode": { "skip": step.skip, "times": times },
-            "data": data,
-        })
-        .await
-        .unwrap();
-}
-
-async fn disarm(admin: &Client) {
-    admin
-        .database("admin")
-        .run_command(doc! { "configureFailPoint": "failCommand", "mode": "off" })
-        .await
-        .unwrap();
+    let mode = doc! { "skip": step.skip, "times": times };
+    failpoint::arm(admin, &faulty.app, mode, fault.data(step)).await;
 }
 
 /// What an operation left behind.
@@ -304,7 +285,7 @@ where
     let started = Instant::now();
     let result = tokio::time::timeout(CASE_TIMEOUT, op).await;
     let took = started.elapsed();
-    disarm(admin).await;
+    failpoint::off(admin).await;
     let (sent, failed) = faulty.take();
     let case = format!("{what} / {step} / {fault:?} x{times:?}");
     let result = result.unwrap_or_else(|_| panic!("{case}: no answer within {CASE_TIMEOUT:?}"));

@@ -12,6 +12,8 @@ use mongodb::event::EventHandler;
 use mongodb::options::ClientOptions;
 use mongodb::{Client, Database};
 
+pub mod failpoint;
+
 /// The server's URI; panics with the install instructions when the server
 /// binary is missing.
 pub fn uri() -> String {

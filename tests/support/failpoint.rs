@@ -1,0 +1,32 @@
+//! The server's `failCommand` failpoint, scoped to one client by its
+//! `appName` so that setup and checks on other clients are never failed.
+
+use bson::{doc, Bson, Document};
+use mongodb::Client;
+
+/// `failCommand` is one server-wide failpoint: tests that arm it take turns
+/// by holding this lock.
+pub static FAILPOINT: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// Arms `failCommand` with `mode` (`{"times": n}`, `{"skip": n, "times": m}`,
+/// ...) and `data`, for the commands of the client whose `appName` is `app`.
+pub async fn arm(client: &Client, app: &str, mode: impl Into<Bson>, data: Document) {
+    let mut data = data;
+    data.insert("appName", app);
+    client
+        .database("admin")
+        .run_command(
+            doc! { "configureFailPoint": "failCommand", "mode": mode.into(), "data": data },
+        )
+        .await
+        .unwrap();
+}
+
+/// Turns `failCommand` off.
+pub async fn off(client: &Client) {
+    client
+        .database("admin")
+        .run_command(doc! { "configureFailPoint": "failCommand", "mode": "off" })
+        .await
+        .unwrap();
+}
