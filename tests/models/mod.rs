@@ -41,28 +41,12 @@ pub struct Post {
     pub at: bson::DateTime,
 }
 
-/// Seed 000: many-to-many with id arrays on both sides.
-#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[serde(rename_all = "camelCase")]
-#[document(collection = "students")]
-pub struct Student {
-    #[serde(rename = "_id")]
-    pub id: String,
-    pub name: String,
-    #[many_to_many(two_sided, to = Course, inverse = student_ids, max = 50)]
-    pub course_ids: Vec<String>,
-}
-
-#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[serde(rename_all = "camelCase")]
-#[document(collection = "courses")]
-pub struct Course {
-    #[serde(rename = "_id")]
-    pub id: String,
-    pub title: String,
-    #[many_to_many(two_sided, to = Student, inverse = course_ids, max = 500)]
-    pub student_ids: Vec<String>,
-}
+/// Seed 000: many-to-many with id arrays on both sides, the models the
+/// `school` example uses.
+#[path = "../../examples/models/school.rs"]
+mod school;
+#[allow(unused_imports)] // not every test crate uses them
+pub use school::{Course, Student};
 
 /// Seed 001: an order embeds its (bounded) line items and references products.
 #[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
