@@ -17,22 +17,6 @@ use schema_core::run_in_transaction;
 
 const DATABASE: &str = "seed000_school";
 
-fn student(id: &str, name: &str) -> Student {
-    Student {
-        id: id.into(),
-        name: name.into(),
-        course_ids: Vec::new(),
-    }
-}
-
-fn course(id: &str, title: &str) -> Course {
-    Course {
-        id: id.into(),
-        title: title.into(),
-        student_ids: Vec::new(),
-    }
-}
-
 /// What each side records: the student's `courseIds` and the course's `studentIds`.
 async fn sides(
     students: &Repo<Student>,
@@ -48,21 +32,21 @@ async fn sides(
 #[tokio::main]
 async fn main() -> Result {
     let (client, db) = common::fresh_database(DATABASE).await?;
-    common::setup(&db, &Schema::new().with::<Student>().with::<Course>()).await?;
+    common::setup(&db, &models::school::schema()).await?;
     let students = Repo::<Student>::new(&db);
     let courses = Repo::<Course>::new(&db);
     let links = Links::new(&db, Student::FIELDS.course_ids);
 
     heading("The seed's data");
     let mut seeded: Vec<Student> = (0..5)
-        .map(|i| student(&format!("student_{i}"), &format!("S{i}")))
+        .map(|i| Student::new(format!("student_{i}"), format!("S{i}")))
         .collect();
-    seeded.push(student("student_7", "Linus"));
+    seeded.push(Student::new("student_7", "Linus"));
     students.insert_many(&seeded).await?;
     let mut offered: Vec<Course> = (0..3)
-        .map(|i| course(&format!("c_{i}"), &format!("Course {i}")))
+        .map(|i| Course::new(format!("c_{i}"), format!("Course {i}")))
         .collect();
-    offered.push(course("c_db", "Database Systems"));
+    offered.push(Course::new("c_db", "Database Systems"));
     courses.insert_many(&offered).await?;
     println!(
         "students: {} | courses: {}",

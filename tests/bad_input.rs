@@ -162,9 +162,7 @@ const TRICKY: [&str; 6] = ["$gt", "a.b", "{\"$ne\": 1}", "$where", "$set", "x.$[
 async fn operator_like_strings_are_stored_and_read_back_as_data() {
     let client = support::client().await;
     let db = support::fresh_db(&client, "bad_operators").await;
-    Schema::new()
-        .with::<Student>()
-        .with::<Course>()
+    models::school::schema()
         .with::<Post>()
         .sync(&db)
         .await
@@ -175,30 +173,12 @@ async fn operator_like_strings_are_stored_and_read_back_as_data() {
 
     // As ids and as values.
     for t in TRICKY {
-        students
-            .insert(&Student {
-                id: t.to_owned(),
-                name: t.to_owned(),
-                course_ids: Vec::new(),
-            })
-            .await
-            .unwrap();
-        courses
-            .insert(&Course {
-                id: t.to_owned(),
-                title: t.to_owned(),
-                student_ids: Vec::new(),
-            })
-            .await
-            .unwrap();
+        students.insert(&Student::new(t, t)).await.unwrap();
+        courses.insert(&Course::new(t, t)).await.unwrap();
     }
     // A plain one, which no tricky filter may match.
     students
-        .insert(&Student {
-            id: "plain".into(),
-            name: "plain".into(),
-            course_ids: Vec::new(),
-        })
+        .insert(&Student::new("plain", "plain"))
         .await
         .unwrap();
     assert_eq!(students.count(doc! {}).await.unwrap(), 7);
@@ -356,30 +336,11 @@ async fn a_push_past_the_max_is_refused_and_writes_nothing() {
 async fn a_link_to_a_missing_id_names_the_missing_side_and_writes_nothing() {
     let client = support::client().await;
     let db = support::fresh_db(&client, "bad_link").await;
-    Schema::new()
-        .with::<Student>()
-        .with::<Course>()
-        .sync(&db)
-        .await
-        .unwrap();
+    models::school::schema().sync(&db).await.unwrap();
     let students = Repo::<Student>::new(&db);
     let courses = Repo::<Course>::new(&db);
-    students
-        .insert(&Student {
-            id: "s1".into(),
-            name: "S".into(),
-            course_ids: Vec::new(),
-        })
-        .await
-        .unwrap();
-    courses
-        .insert(&Course {
-            id: "c1".into(),
-            title: "C".into(),
-            student_ids: Vec::new(),
-        })
-        .await
-        .unwrap();
+    students.insert(&Student::new("s1", "S")).await.unwrap();
+    courses.insert(&Course::new("c1", "C")).await.unwrap();
     let links = Links::new(&db, Student::FIELDS.course_ids);
 
     // The student side is missing: the course is untouched.

@@ -61,31 +61,18 @@ fn take(log: &Arc<Mutex<Vec<String>>>) -> Vec<String> {
 }
 
 async fn school(db: &Database, students: usize, courses: usize) -> (Repo<Student>, Repo<Course>) {
-    Schema::new()
-        .with::<Student>()
-        .with::<Course>()
-        .sync(db)
-        .await
-        .unwrap();
+    models::school::schema().sync(db).await.unwrap();
     let s = Repo::<Student>::new(db);
     let c = Repo::<Course>::new(db);
     for i in 0..students {
-        s.insert(&Student {
-            id: format!("student_{i}"),
-            name: format!("S{i}"),
-            course_ids: Vec::new(),
-        })
-        .await
-        .unwrap();
+        s.insert(&Student::new(format!("student_{i}"), format!("S{i}")))
+            .await
+            .unwrap();
     }
     for i in 0..courses {
-        c.insert(&Course {
-            id: format!("c_{i}"),
-            title: format!("Course {i}"),
-            student_ids: Vec::new(),
-        })
-        .await
-        .unwrap();
+        c.insert(&Course::new(format!("c_{i}"), format!("Course {i}")))
+            .await
+            .unwrap();
     }
     (s, c)
 }
@@ -697,20 +684,9 @@ async fn on_a_standalone_the_two_sided_helpers_refuse_and_write_nothing() {
     // Setup refuses this schema on a standalone, so the documents are inserted as they are.
     let students = Repo::<Student>::new(&db);
     let courses = Repo::<Course>::new(&db);
-    students
-        .insert(&Student {
-            id: id("s1"),
-            name: "Linus".into(),
-            course_ids: Vec::new(),
-        })
-        .await
-        .unwrap();
+    students.insert(&Student::new("s1", "Linus")).await.unwrap();
     courses
-        .insert(&Course {
-            id: id("c1"),
-            title: "Databases".into(),
-            student_ids: Vec::new(),
-        })
+        .insert(&Course::new("c1", "Databases"))
         .await
         .unwrap();
 

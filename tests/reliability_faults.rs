@@ -379,29 +379,12 @@ fn policy(times: Times) -> RetryPolicy {
     }
 }
 
-async fn school(db: &Database) {
-    Schema::new()
-        .with::<Student>()
-        .with::<Course>()
-        .sync(db)
-        .await
-        .unwrap();
-}
-
 fn student(id: &str) -> Student {
-    Student {
-        id: id.to_owned(),
-        name: id.to_uppercase(),
-        course_ids: Vec::new(),
-    }
+    Student::new(id, id.to_uppercase())
 }
 
 fn course(id: &str) -> Course {
-    Course {
-        id: id.to_owned(),
-        title: id.to_uppercase(),
-        student_ids: Vec::new(),
-    }
+    Course::new(id, id.to_uppercase())
 }
 
 fn report(title: &str, outcomes: &[Outcome]) {
@@ -422,7 +405,7 @@ async fn a_link_under_every_fault_at_every_step_applies_once_or_not_at_all() {
         .name()
         .to_owned();
     let db = admin.database(&db_name);
-    school(&db).await;
+    models::school::schema().sync(&db).await.unwrap();
     let students = Repo::<Student>::new(&db);
     let courses = Repo::<Course>::new(&db);
     let fdb = faulty.client.database(&db_name);
@@ -567,7 +550,7 @@ async fn a_cascade_delete_under_every_fault_at_every_step_applies_once_or_not_at
         .name()
         .to_owned();
     let db = admin.database(&db_name);
-    school(&db).await;
+    models::school::schema().sync(&db).await.unwrap();
     let students = Repo::<Student>::new(&db);
     let courses = Repo::<Course>::new(&db);
     let links = Links::new(&db, Student::FIELDS.course_ids);
@@ -677,7 +660,7 @@ async fn real_write_conflicts_at_each_step_are_retried_and_apply_once() {
         .name()
         .to_owned();
     let db = admin.database(&db_name);
-    school(&db).await;
+    models::school::schema().sync(&db).await.unwrap();
     Schema::new()
         .with::<Room>()
         .with::<Message>()

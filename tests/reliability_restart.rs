@@ -144,31 +144,18 @@ async fn links_survive_a_restart_and_helpers_fail_fast_while_the_server_is_down(
     options.heartbeat_freq = Some(Duration::from_millis(500));
     let client = Client::with_options(options).unwrap();
     let db = client.database("restart");
-    Schema::new()
-        .with::<Student>()
-        .with::<Course>()
-        .sync(&db)
-        .await
-        .unwrap();
+    models::school::schema().sync(&db).await.unwrap();
     let students = Repo::<Student>::new(&db);
     let courses = Repo::<Course>::new(&db);
     for i in 0..STUDENTS {
         students
-            .insert(&Student {
-                id: format!("s{i}"),
-                name: format!("S{i}"),
-                course_ids: Vec::new(),
-            })
+            .insert(&Student::new(format!("s{i}"), format!("S{i}")))
             .await
             .unwrap();
     }
     for k in 0..COURSES {
         courses
-            .insert(&Course {
-                id: format!("c{k}"),
-                title: format!("C{k}"),
-                student_ids: Vec::new(),
-            })
+            .insert(&Course::new(format!("c{k}"), format!("C{k}")))
             .await
             .unwrap();
     }
@@ -220,11 +207,7 @@ async fn links_survive_a_restart_and_helpers_fail_fast_while_the_server_is_down(
         s.failed.len() >= failed_before + 2
     })
     .await;
-    let late = Student {
-        id: "late".into(),
-        name: "Late".into(),
-        course_ids: Vec::new(),
-    };
+    let late = Student::new("late", "Late");
     let (s0, c0) = ("s0".to_owned(), "c0".to_owned());
     let rename = Student::FIELDS.name.set(&"Renamed".to_owned());
     let down = tokio::join!(

@@ -177,19 +177,11 @@ async fn a_read_only_user_gets_a_permission_error_from_every_write_helper() {
     };
     Repo::<Note>::new(&db).insert(&note).await.unwrap();
     Repo::<Student>::new(&db)
-        .insert(&Student {
-            id: "s1".into(),
-            name: "S".into(),
-            course_ids: Vec::new(),
-        })
+        .insert(&Student::new("s1", "S"))
         .await
         .unwrap();
     Repo::<Course>::new(&db)
-        .insert(&Course {
-            id: "c1".into(),
-            title: "C".into(),
-            student_ids: Vec::new(),
-        })
+        .insert(&Course::new("c1", "C"))
         .await
         .unwrap();
     Links::new(&db, Student::FIELDS.course_ids)

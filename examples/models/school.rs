@@ -1,7 +1,7 @@
 //! Seed 000, many-to-many: students and courses keep id arrays on both
 //! sides, written together in one transaction.
 
-use schema_core::Document;
+use schema_core::{Document, Schema};
 use serde::{Deserialize, Serialize};
 
 /// `students`: the courses a student takes (at most 50).
@@ -16,6 +16,17 @@ pub struct Student {
     pub course_ids: Vec<String>,
 }
 
+impl Student {
+    /// A student who takes no course yet.
+    pub fn new(id: impl Into<String>, name: impl Into<String>) -> Student {
+        Student {
+            id: id.into(),
+            name: name.into(),
+            course_ids: Vec::new(),
+        }
+    }
+}
+
 /// `courses`: the students of a course (at most 500).
 #[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
@@ -26,4 +37,20 @@ pub struct Course {
     pub title: String,
     #[many_to_many(two_sided, to = Student, inverse = course_ids, max = 500)]
     pub student_ids: Vec<String>,
+}
+
+impl Course {
+    /// A course that no student takes yet.
+    pub fn new(id: impl Into<String>, title: impl Into<String>) -> Course {
+        Course {
+            id: id.into(),
+            title: title.into(),
+            student_ids: Vec::new(),
+        }
+    }
+}
+
+/// The schema of both sides, for setup.
+pub fn schema() -> Schema {
+    Schema::new().with::<Student>().with::<Course>()
 }

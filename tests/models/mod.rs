@@ -44,7 +44,7 @@ pub struct Post {
 /// Seed 000: many-to-many with id arrays on both sides, the models the
 /// `school` example uses.
 #[path = "../../examples/models/school.rs"]
-mod school;
+pub mod school;
 #[allow(unused_imports)] // not every test crate uses them
 pub use school::{Course, Student};
 
