@@ -4,14 +4,14 @@
 #![allow(dead_code)]
 
 use std::future::Future;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mongodb::event::command::CommandEvent;
-use mongodb::event::EventHandler;
 use mongodb::options::ClientOptions;
 use mongodb::{Client, Database};
 use schema_core::{PlanSummary, Schema};
+
+mod command_log;
+pub use command_log::CommandLog;
 
 /// What an example's `main` returns: any error ends it with a non-zero status.
 pub type Result<T = (), E = Box<dyn std::error::Error>> = std::result::Result<T, E>;
@@ -97,52 +97,10 @@ pub fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1000.0)
 }
 
-/// The names of the commands a client sent, in order (handshakes and
-/// heartbeats left out).
-#[derive(Clone, Default)]
-pub struct CommandLog(Arc<Mutex<Vec<String>>>);
-
-impl CommandLog {
-    /// The operations sent since the last [`clear`](Self::clear).
-    pub fn operations(&self) -> Vec<String> {
-        self.0
-            .lock()
-            .map(|names| names.clone())
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|n| {
-                !matches!(
-                    n.as_str(),
-                    "hello"
-                        | "isMaster"
-                        | "ismaster"
-                        | "saslStart"
-                        | "saslContinue"
-                        | "endSessions"
-                )
-            })
-            .collect()
-    }
-
-    /// Forgets what was sent so far.
-    pub fn clear(&self) {
-        if let Ok(mut names) = self.0.lock() {
-            names.clear();
-        }
-    }
-}
-
 /// A second client to the same server whose commands are recorded.
 pub async fn counting_client() -> Result<(Client, CommandLog)> {
     let log = CommandLog::default();
     let mut options = ClientOptions::parse(schema_core::server::uri()?).await?;
-    let sink = log.clone();
-    options.command_event_handler = Some(EventHandler::callback(move |ev: CommandEvent| {
-        if let CommandEvent::Started(started) = ev {
-            if let Ok(mut names) = sink.0.lock() {
-                names.push(started.command_name.clone());
-            }
-        }
-    }));
+    log.record(&mut options);
     Ok((Client::with_options(options)?, log))
 }

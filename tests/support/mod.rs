@@ -5,14 +5,15 @@
 #![allow(dead_code)]
 
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
 
-use mongodb::event::command::CommandEvent;
-use mongodb::event::EventHandler;
 use mongodb::options::ClientOptions;
 use mongodb::{Client, Database};
 
+#[path = "../../examples/common/command_log.rs"]
+mod command_log;
 pub mod failpoint;
+
+pub use command_log::CommandLog;
 
 /// The server's URI; panics with the install instructions when the server
 /// binary is missing.
@@ -45,50 +46,10 @@ pub async fn fresh_db(client: &Client, test: &str) -> Database {
     db
 }
 
-/// The names of the commands a client sent, in order.
-#[derive(Clone, Default)]
-pub struct CommandLog(Arc<Mutex<Vec<String>>>);
-
-impl CommandLog {
-    /// Every command name sent so far.
-    pub fn names(&self) -> Vec<String> {
-        self.0.lock().expect("command log").clone()
-    }
-    /// Forgets what was sent so far.
-    pub fn clear(&self) {
-        self.0.lock().expect("command log").clear();
-    }
-    /// The commands that are not handshakes or heartbeats.
-    pub fn operations(&self) -> Vec<String> {
-        self.names()
-            .into_iter()
-            .filter(|n| {
-                !matches!(
-                    n.as_str(),
-                    "hello"
-                        | "isMaster"
-                        | "ismaster"
-                        | "saslStart"
-                        | "saslContinue"
-                        | "endSessions"
-                )
-            })
-            .collect()
-    }
-}
-
 /// A client whose commands are recorded.
 pub async fn counting_client() -> (Client, CommandLog) {
     let log = CommandLog::default();
     let mut options = ClientOptions::parse(uri()).await.expect("parse uri");
-    let sink = log.clone();
-    options.command_event_handler = Some(EventHandler::callback(move |ev: CommandEvent| {
-        if let CommandEvent::Started(started) = ev {
-            sink.0
-                .lock()
-                .expect("command log")
-                .push(started.command_name.clone());
-        }
-    }));
+    log.record(&mut options);
     (Client::with_options(options).expect("client"), log)
 }
