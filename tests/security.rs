@@ -36,8 +36,9 @@ async fn client(uri: &str) -> mongodb::Client {
     mongodb::Client::with_uri_str(uri).await.unwrap()
 }
 
-#[tokio::test]
-async fn credentials_permissions_and_errors_without_secrets() {
+/// A server started with `--auth`, with a `root` user `admin` and a user
+/// `reader` who may only read the database `app`; and a client as `admin`.
+async fn server_with_users() -> (Server, mongodb::Client) {
     let server = Server::start(ServerOptions {
         auth: true,
         ..Default::default()
@@ -60,6 +61,12 @@ async fn credentials_permissions_and_errors_without_secrets() {
         })
         .await
         .unwrap();
+    (server, admin)
+}
+
+#[tokio::test]
+async fn credentials_permissions_and_errors_without_secrets() {
+    let (server, admin) = server_with_users().await;
 
     // SCRAM credentials in the URI work: setup and a round trip.
     let db = admin.database("app");
@@ -143,26 +150,7 @@ fn denied<T: std::fmt::Debug>(what: &str, result: schema_core::Result<T>, collec
 async fn a_read_only_user_gets_a_permission_error_from_every_write_helper() {
     use models::{Course, Student};
 
-    let server = Server::start(ServerOptions {
-        auth: true,
-        ..Default::default()
-    })
-    .unwrap();
-    let bootstrap = client(&server.uri()).await;
-    bootstrap
-        .database("admin")
-        .run_command(doc! { "createUser": "admin", "pwd": ADMIN_PASSWORD, "roles": ["root"] })
-        .await
-        .unwrap();
-    let admin = client(&server.uri_with_credentials("admin", ADMIN_PASSWORD)).await;
-    admin
-        .database("admin")
-        .run_command(doc! {
-            "createUser": "reader", "pwd": READER_PASSWORD,
-            "roles": [{ "role": "read", "db": "app" }],
-        })
-        .await
-        .unwrap();
+    let (server, admin) = server_with_users().await;
     let db = admin.database("app");
     Schema::new()
         .with::<Note>()
