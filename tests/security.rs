@@ -64,6 +64,25 @@ async fn server_with_users() -> (Server, mongodb::Client) {
     (server, admin)
 }
 
+/// A client that signs in as `user` with a wrong password.
+async fn wrong_password_client(server: &Server, user: &str) -> mongodb::Client {
+    let uri = format!(
+        "mongodb://{user}:{WRONG_PASSWORD}@127.0.0.1:{}/?directConnection=true&authSource=admin&serverSelectionTimeoutMS=2000",
+        server.port()
+    );
+    client(&uri).await
+}
+
+/// The error of a wrong password: about authentication, without the password.
+fn assert_auth_error_without_password(err: &Error) {
+    let message = format!("{err} {err:?}");
+    assert!(
+        !message.contains(WRONG_PASSWORD),
+        "the password leaked: {message}"
+    );
+    assert!(message.to_lowercase().contains("auth"), "{message}");
+}
+
 #[tokio::test]
 async fn credentials_permissions_and_errors_without_secrets() {
     let (server, admin) = server_with_users().await;
@@ -81,22 +100,13 @@ async fn credentials_permissions_and_errors_without_secrets() {
         .unwrap();
 
     // A wrong password fails, and the error does not contain the password.
-    let wrong_uri = format!(
-        "mongodb://admin:{WRONG_PASSWORD}@127.0.0.1:{}/?directConnection=true&authSource=admin&serverSelectionTimeoutMS=2000",
-        server.port()
-    );
-    let wrong = client(&wrong_uri).await;
+    let wrong = wrong_password_client(&server, "admin").await;
     let err = Schema::new()
         .with::<Note>()
         .plan(&wrong.database("app"))
         .await
         .unwrap_err();
-    let message = format!("{err} {err:?}");
-    assert!(
-        !message.contains(WRONG_PASSWORD),
-        "the password leaked: {message}"
-    );
-    assert!(message.to_lowercase().contains("auth"), "{message}");
+    assert_auth_error_without_password(&err);
 
     // A read-only user: reads work; setup and writes get a permission error.
     let reader = client(&server.uri_with_credentials("reader", READER_PASSWORD)).await;
@@ -239,20 +249,11 @@ async fn a_read_only_user_gets_a_permission_error_from_every_write_helper() {
         .is_consistent());
 
     // A wrong password through a repository: an error without the password.
-    let wrong_uri = format!(
-        "mongodb://reader:{WRONG_PASSWORD}@127.0.0.1:{}/?directConnection=true&authSource=admin&serverSelectionTimeoutMS=2000",
-        server.port()
-    );
-    let wrong = client(&wrong_uri).await;
+    let wrong = wrong_password_client(&server, "reader").await;
     let err = Repo::<Note>::new(&wrong.database("app"))
         .get(&n1)
         .await
         .unwrap_err();
-    let message = format!("{err} {err:?}");
-    assert!(
-        !message.contains(WRONG_PASSWORD),
-        "the password leaked: {message}"
-    );
-    assert!(message.to_lowercase().contains("auth"), "{message}");
+    assert_auth_error_without_password(&err);
     println!("wrong password: {err}");
 }
