@@ -126,6 +126,17 @@ impl Faulty {
     }
 }
 
+/// An admin client, a [`Faulty`] client with the `appName` `app`, and a
+/// fresh database named after `app`, as the admin sees it and as the faulty
+/// client does.
+async fn clients(app: &str) -> (Client, Faulty, Database, Database) {
+    let admin = support::client().await;
+    let faulty = Faulty::new(app).await;
+    let db = support::fresh_db(&admin, app).await;
+    let fdb = faulty.client.database(db.name());
+    (admin, faulty, db, fdb)
+}
+
 fn is_handshake(name: &str) -> bool {
     matches!(name, "hello" | "isMaster" | "endSessions")
 }
@@ -398,17 +409,10 @@ fn report(title: &str, outcomes: &[Outcome]) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_link_under_every_fault_at_every_step_applies_once_or_not_at_all() {
     let _turn = FAILPOINT.lock().await;
-    let admin = support::client().await;
-    let faulty = Faulty::new("fault_link").await;
-    let db_name = support::fresh_db(&admin, "fault_link")
-        .await
-        .name()
-        .to_owned();
-    let db = admin.database(&db_name);
+    let (admin, faulty, db, fdb) = clients("fault_link").await;
     models::school::schema().sync(&db).await.unwrap();
     let students = Repo::<Student>::new(&db);
     let courses = Repo::<Course>::new(&db);
-    let fdb = faulty.client.database(&db_name);
 
     let mut outcomes = Vec::new();
     for (i, (step, fault, times)) in cases(&["update", "update", "commitTransaction"])
@@ -455,13 +459,7 @@ async fn a_link_under_every_fault_at_every_step_applies_once_or_not_at_all() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_subset_push_under_every_fault_at_every_step_applies_once_or_not_at_all() {
     let _turn = FAILPOINT.lock().await;
-    let admin = support::client().await;
-    let faulty = Faulty::new("fault_subset").await;
-    let db_name = support::fresh_db(&admin, "fault_subset")
-        .await
-        .name()
-        .to_owned();
-    let db = admin.database(&db_name);
+    let (admin, faulty, db, fdb) = clients("fault_subset").await;
     Schema::new()
         .with::<Room>()
         .with::<Message>()
@@ -470,7 +468,6 @@ async fn a_subset_push_under_every_fault_at_every_step_applies_once_or_not_at_al
         .unwrap();
     let rooms = Repo::<Room>::new(&db);
     let messages = Repo::<Message>::new(&db);
-    let fdb = faulty.client.database(&db_name);
 
     let mut outcomes = Vec::new();
     for (i, (step, fault, times)) in cases(&["update", "insert", "commitTransaction"])
@@ -543,18 +540,11 @@ async fn a_subset_push_under_every_fault_at_every_step_applies_once_or_not_at_al
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cascade_delete_under_every_fault_at_every_step_applies_once_or_not_at_all() {
     let _turn = FAILPOINT.lock().await;
-    let admin = support::client().await;
-    let faulty = Faulty::new("fault_delete").await;
-    let db_name = support::fresh_db(&admin, "fault_delete")
-        .await
-        .name()
-        .to_owned();
-    let db = admin.database(&db_name);
+    let (admin, faulty, db, fdb) = clients("fault_delete").await;
     models::school::schema().sync(&db).await.unwrap();
     let students = Repo::<Student>::new(&db);
     let courses = Repo::<Course>::new(&db);
     let links = Links::new(&db, Student::FIELDS.course_ids);
-    let fdb = faulty.client.database(&db_name);
 
     let mut outcomes = Vec::new();
     for (i, (step, fault, times)) in cases(&["update", "delete", "commitTransaction"])
@@ -653,13 +643,7 @@ async fn first_conflict(faulty: &Faulty) -> Duration {
 /// retries, and applies exactly once after the other transaction ends.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn real_write_conflicts_at_each_step_are_retried_and_apply_once() {
-    let admin = support::client().await;
-    let faulty = Faulty::new("fault_conflict").await;
-    let db_name = support::fresh_db(&admin, "fault_conflict")
-        .await
-        .name()
-        .to_owned();
-    let db = admin.database(&db_name);
+    let (admin, faulty, db, fdb) = clients("fault_conflict").await;
     models::school::schema().sync(&db).await.unwrap();
     Schema::new()
         .with::<Room>()
@@ -670,7 +654,6 @@ async fn real_write_conflicts_at_each_step_are_retried_and_apply_once() {
     let students = Repo::<Student>::new(&db);
     let courses = Repo::<Course>::new(&db);
     let rooms = Repo::<Room>::new(&db);
-    let fdb = faulty.client.database(&db_name);
     // Patient enough to outlast the blocker on a loaded machine.
     let patient = RetryPolicy {
         max_attempts: 1000,
