@@ -60,6 +60,15 @@ fn take(log: &Arc<Mutex<Vec<String>>>) -> Vec<String> {
     std::mem::take(&mut *log.lock().unwrap())
 }
 
+/// The failure of a write conflict (112, labelled `TransientTransactionError`)
+/// on `commands`, for [`failpoint::arm`].
+fn write_conflict(commands: &[&str]) -> BsonDocument {
+    doc! {
+        "failCommands": commands, "errorCode": 112,
+        "errorLabels": ["TransientTransactionError"],
+    }
+}
+
 async fn school(db: &Database, students: usize, courses: usize) -> (Repo<Student>, Repo<Course>) {
     models::school::schema().sync(db).await.unwrap();
     let s = Repo::<Student>::new(db);
@@ -232,10 +241,7 @@ async fn a_transient_error_on_the_first_attempt_is_retried_and_applied_once() {
         &client,
         app,
         doc! { "times": 1 },
-        doc! {
-            "failCommands": ["update"], "errorCode": 112,
-            "errorLabels": ["TransientTransactionError"],
-        },
+        write_conflict(&["update"]),
     )
     .await;
     take(&log);
@@ -286,10 +292,7 @@ async fn a_transient_error_on_the_first_attempt_is_retried_and_applied_once() {
         &client,
         app,
         doc! { "times": 100 },
-        doc! {
-            "failCommands": ["update"], "errorCode": 112,
-            "errorLabels": ["TransientTransactionError"],
-        },
+        write_conflict(&["update"]),
     )
     .await;
     let err = Links::new(&db, Student::FIELDS.course_ids)
@@ -598,16 +601,7 @@ async fn concurrent_links_and_unlinks_with_transient_failures_stay_symmetric_and
                 } else {
                     vec!["update", "commitTransaction"]
                 };
-                failpoint::arm(
-                    &client,
-                    app,
-                    doc! { "times": 3 },
-                    doc! {
-                        "failCommands": commands, "errorCode": 112,
-                        "errorLabels": ["TransientTransactionError"],
-                    },
-                )
-                .await;
+                failpoint::arm(&client, app, doc! { "times": 3 }, write_conflict(&commands)).await;
                 armed += 1;
                 tokio::time::sleep(std::time::Duration::from_millis(20)).await;
                 failpoint::off(&client).await;
