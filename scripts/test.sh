@@ -12,9 +12,15 @@ echo "== rustfmt"
 cargo fmt --all -- --check
 echo "== clippy"
 cargo clippy --workspace --all-targets -- -D warnings
-echo "== tests"
-cargo test --workspace --lib --bins --tests --examples
-cargo test --workspace --doc
 echo "== docs"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
+echo "== examples build"
+cargo build --examples
+echo "== tests (doctests, unit, trybuild, server-backed integration)"
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+cargo test --workspace --doc 2>&1 | tee -a "$log"
+cargo test --workspace --lib --bins --tests 2>&1 | tee -a "$log"
 echo "all checks passed"
+# One closing line for the whole run, summed over every test binary.
+awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
