@@ -7,7 +7,7 @@ use syn::ext::IdentExt;
 
 use super::{model_type, private};
 use crate::ast::{Field, Input};
-use crate::attr::{Dir, FieldKind, Keep};
+use crate::attr::{Dir, FieldKind, Keep, RefAttr};
 
 pub struct Fields {
     /// `__PostFields`.
@@ -72,14 +72,7 @@ pub fn expand(input: &Input) -> Fields {
                     Some(to) => model_type(to, input),
                     None => quote!(()),
                 };
-                let sort = match &reference.sort {
-                    Some(sort) => {
-                        let key = input.stored_key(&sort.name);
-                        let dir = direction(&p, sort.dir);
-                        quote!(#p::Some((#key, #dir)))
-                    }
-                    None => quote!(#p::None),
-                };
+                let sort = reference_sort(&p, input, reference);
                 (
                     quote!(#p::RefField<#model, #ty, #target>),
                     quote!(#p::RefField::new(#stored_name, #sort)),
@@ -133,6 +126,18 @@ pub fn expand(input: &Input) -> Fields {
         ident,
         definition,
         value,
+    }
+}
+
+/// `Some((stored sort key, direction))` of a reference's compound index, or `None`.
+pub fn reference_sort(p: &TokenStream, input: &Input, reference: &RefAttr) -> TokenStream {
+    match &reference.sort {
+        Some(sort) => {
+            let key = input.stored_key(&sort.name);
+            let dir = direction(p, sort.dir);
+            quote!(#p::Some((#key, #dir)))
+        }
+        None => quote!(#p::None),
     }
 }
 

@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::fields::direction;
+use super::fields::reference_sort;
 use super::{model_type, private};
 use crate::ast::Input;
 use crate::attr::FieldKind;
@@ -34,14 +34,7 @@ pub fn expand(input: &Input) -> TokenStream {
                         }
                         None => quote!(#p::None),
                     };
-                    let sort = match &reference.sort {
-                        Some(sort) => {
-                            let key = input.stored_key(&sort.name);
-                            let dir = direction(&p, sort.dir);
-                            quote!(#p::Some((#key, #dir)))
-                        }
-                        None => quote!(#p::None),
-                    };
+                    let sort = reference_sort(&p, input, reference);
                     Some(quote! {
                         #p::Relation::Reference {
                             field: #name,
