@@ -274,6 +274,7 @@ fn short_denial(message: &str) -> String {
 pub(crate) fn id_text(id: &bson::Bson) -> String {
     match id {
         bson::Bson::String(s) => s.clone(),
+        bson::Bson::ObjectId(oid) => oid.to_hex(),
         other => other.clone().into_relaxed_extjson().to_string(),
     }
 }
