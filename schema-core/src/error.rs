@@ -13,6 +13,15 @@ pub enum Error {
         /// The driver's account of why.
         reason: String,
     },
+    /// The credentials were refused. The message never holds the password.
+    #[error(
+        "authentication failed: check the user name, the password and `authSource` in the \
+         connection string: {message}"
+    )]
+    AuthenticationFailed {
+        /// The driver's account of why.
+        message: String,
+    },
     /// The server refused for lack of rights.
     #[error("permission denied: cannot {action} `{collection}`: {message}")]
     PermissionDenied {
@@ -188,6 +197,9 @@ fn field_prefix(field: Option<&str>) -> String {
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// The server's code for "authentication failed".
+const AUTHENTICATION_FAILED: i32 = 18;
+
 /// The server's code for "not authorized".
 const UNAUTHORIZED: i32 = 13;
 
@@ -199,6 +211,16 @@ impl Error {
                 action,
                 collection: collection.to_owned(),
                 message: short_denial(err.message().unwrap_or("not authorized")),
+            };
+        }
+        if let mongodb::error::ErrorKind::Authentication { message, .. } = err.kind.as_ref() {
+            return Error::AuthenticationFailed {
+                message: message.clone(),
+            };
+        }
+        if DriverErrorExt::code(&err) == Some(AUTHENTICATION_FAILED) {
+            return Error::AuthenticationFailed {
+                message: err.message().unwrap_or("authentication failed").to_owned(),
             };
         }
         if matches!(*err.kind, mongodb::error::ErrorKind::ServerSelection { .. }) {
