@@ -254,9 +254,6 @@ fn log_tail(root: &Path) -> String {
 
 /// Finds the server binary: `SECANTUSD`, then `PATH`, then `~/.cargo/bin`.
 pub fn find_binary() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("SECANTUSD") {
-        return Some(PathBuf::from(path));
-    }
     let mut dirs: Vec<PathBuf> = std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).collect())
         .unwrap_or_default();
@@ -266,9 +263,18 @@ pub fn find_binary() -> Option<PathBuf> {
     if let Some(home) = std::env::var_os("HOME") {
         dirs.push(PathBuf::from(home).join(".cargo/bin"));
     }
-    dirs.into_iter()
-        .map(|d| d.join(SERVER_BINARY))
-        .find(|p| p.is_file())
+    locate(std::env::var_os("SECANTUSD").map(PathBuf::from), dirs)
+}
+
+/// The explicit binary when it exists, else the first `secantusd-rs` in `dirs`.
+fn locate(explicit: Option<PathBuf>, dirs: Vec<PathBuf>) -> Option<PathBuf> {
+    match explicit {
+        Some(path) => path.is_file().then_some(path),
+        None => dirs
+            .into_iter()
+            .map(|d| d.join(SERVER_BINARY))
+            .find(|p| p.is_file()),
+    }
 }
 
 /// The connection string to use: `MONGODB_URI` when set, otherwise one
@@ -300,4 +306,25 @@ pub async fn connect() -> Result<mongodb::Client, ServerError> {
 /// Whether the server in use is the embedded one (so data is throwaway).
 pub fn is_embedded() -> bool {
     std::env::var("MONGODB_URI").map_or(true, |u| u.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_binary_is_not_found_and_the_error_says_how_to_install_it() {
+        let nowhere = std::env::temp_dir().join("schema-core-no-such-dir");
+        assert_eq!(locate(None, vec![nowhere.clone()]), None);
+        assert_eq!(locate(Some(nowhere.join(SERVER_BINARY)), vec![]), None);
+        let message = ServerError::NotInstalled.to_string();
+        assert!(message.contains("scripts/install-server.sh"), "{message}");
+        assert!(
+            message.contains(
+                "cargo install secantus-mdb --version 0.5.3-beta.196 --ignore-rust-version --locked"
+            ),
+            "{message}"
+        );
+        assert!(message.contains("MONGODB_URI"), "{message}");
+    }
 }
