@@ -52,12 +52,21 @@ use crate::txn;
 /// An array type whose items keep their order and may repeat, so `$push`
 /// and `$slice` mean what they say (`Vec`, `VecDeque`, `BTreeSet` stored as
 /// an array, and `Option`/`Box` of them).
-pub trait EmbedArray: BoundedCollection {}
+pub trait EmbedArray: BoundedCollection {
+    /// Whether the field may be stored as null (`Option` without
+    /// `skip_serializing_if`): `$push` and `$pull` refuse a null field, so
+    /// the helpers treat null as an empty array.
+    const NULLABLE: bool = false;
+}
 impl<T> EmbedArray for Vec<T> {}
 impl<T> EmbedArray for VecDeque<T> {}
 impl<T> EmbedArray for BTreeSet<T> {}
-impl<C: EmbedArray> EmbedArray for Option<C> {}
-impl<C: EmbedArray> EmbedArray for Box<C> {}
+impl<C: EmbedArray> EmbedArray for Option<C> {
+    const NULLABLE: bool = true;
+}
+impl<C: EmbedArray> EmbedArray for Box<C> {
+    const NULLABLE: bool = C::NULLABLE;
+}
 
 impl<M: Document> Repo<M> {
     /// The bounded-array helpers for one `#[embed(max = N)]` field.
@@ -77,7 +86,8 @@ where
     C: EmbedArray,
     C::Item: Serialize + Sync,
 {
-    /// Appends `item` if the array holds fewer than `max` items: one `update`.
+    /// Appends `item` if the array holds fewer than `max` items: one `update`
+    /// (an `Option` field sends one more first, turning a stored null into `[]`).
     /// Fails with [`Error::EmbedFull`] (document unchanged) or
     /// [`Error::NotFound`] (one more `find` tells which).
     pub async fn push(&self, id: &M::Id, item: &C::Item) -> Result<()> {
@@ -129,6 +139,7 @@ where
         if count > max {
             return Err(self.full(&id_bson));
         }
+        self.null_to_empty(session.as_deref_mut(), &id_bson).await?;
         // Room for `count` more: the item at index `max - count` is absent.
         let mut filter = doc! { "_id": id_bson.clone() };
         filter.insert(format!("{name}.{}", max - count), doc! { "$exists": false });
@@ -185,22 +196,60 @@ where
 
     async fn pull_opt(
         &self,
-        session: Option<&mut ClientSession>,
+        mut session: Option<&mut ClientSession>,
         id: &M::Id,
         condition: Bson,
     ) -> Result<()> {
         let name = self.field.name();
+        let mut filter = id_filter::<M>(id);
+        if C::NULLABLE {
+            // `$pull` refuses a null field; a null one holds nothing to pull.
+            filter.insert(name, doc! { "$ne": Bson::Null });
+        }
         let r = with_session!(
             self.repo
                 .raw()
-                .update_one(id_filter::<M>(id), doc! { "$pull": { name: condition } }),
-            session
+                .update_one(filter, doc! { "$pull": { name: condition } }),
+            session.as_deref_mut()
         )
         .map_err(|e| self.repo.err(e, "pull from"))?;
         if r.matched_count == 0 {
-            return Err(Repo::<M>::not_found(&to_bson(id)));
+            let id = to_bson(id);
+            if C::NULLABLE && self.exists(session, &id).await? {
+                return Ok(());
+            }
+            return Err(Repo::<M>::not_found(&id));
         }
         Ok(())
+    }
+
+    /// For a field that may be stored as null: sets a null one to `[]`,
+    /// since `$push` refuses a null field (one `update`; nothing otherwise).
+    async fn null_to_empty(&self, session: Option<&mut ClientSession>, id: &Bson) -> Result<()> {
+        if !C::NULLABLE {
+            return Ok(());
+        }
+        let name = self.field.name();
+        with_session!(
+            self.repo.raw().update_one(
+                doc! { "_id": id.clone(), name: { "$type": "null" } },
+                doc! { "$set": { name: [] } }
+            ),
+            session
+        )
+        .map_err(|e| self.repo.err(e, "push into"))?;
+        Ok(())
+    }
+
+    async fn exists(&self, session: Option<&mut ClientSession>, id: &Bson) -> Result<bool> {
+        let raw = self.repo.raw();
+        with_session!(
+            raw.find_one(doc! { "_id": id.clone() })
+                .projection(doc! { "_id": 1 }),
+            session
+        )
+        .map(|found| found.is_some())
+        .map_err(|e| self.repo.err(e, "find in"))
     }
 
     /// The subset pattern: pushes `item` keeping only the newest `max` items
@@ -269,6 +318,8 @@ where
             Some(Keep::Oldest) => max,
             Some(Keep::Newest) | None => -max,
         };
+        self.null_to_empty(Some(&mut *session), &to_bson(id))
+            .await?;
         let r = self
             .repo
             .raw()

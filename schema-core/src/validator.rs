@@ -38,7 +38,7 @@ scalar!("int": i8, i16, i32, u8, u16);
 scalar!("long": i64, isize, u32);
 scalar!("double": f32, f64);
 scalar!("objectId": bson::oid::ObjectId);
-scalar!("date": bson::DateTime, std::time::SystemTime);
+scalar!("date": bson::DateTime);
 scalar!("decimal": bson::Decimal128);
 scalar!("timestamp": bson::Timestamp);
 scalar!("binData": bson::Binary, bson::Uuid);
@@ -55,6 +55,21 @@ macro_rules! any {
 }
 scalar!("long": u64, usize);
 any!(Bson, i128, u128, std::time::Duration, ());
+
+/// Serde stores a `SystemTime` as `{secs_since_epoch, nanos_since_epoch}`,
+/// not as a BSON date.
+impl BsonSchema for std::time::SystemTime {
+    fn bson_schema() -> Document {
+        doc! {
+            "bsonType": "object",
+            "required": ["secs_since_epoch", "nanos_since_epoch"],
+            "properties": {
+                "secs_since_epoch": { "bsonType": "long" },
+                "nanos_since_epoch": { "bsonType": "long" },
+            },
+        }
+    }
+}
 
 impl<T: BsonSchema> BsonSchema for Option<T> {
     fn bson_schema() -> Document {
@@ -152,8 +167,15 @@ pub fn nullable(mut schema: Document) -> Document {
             }
             schema.insert("bsonType", types);
         }
-        // No type constraint already accepts null.
-        _ => {}
+        // An `enum` list (a unit-only enum) admits only what it lists.
+        _ => {
+            if let Some(Bson::Array(values)) = schema.get_mut("enum") {
+                if !values.contains(&Bson::Null) {
+                    values.push(Bson::Null);
+                }
+            }
+            // Otherwise no type constraint already accepts null.
+        }
     }
     schema
 }
@@ -218,6 +240,30 @@ mod tests {
         );
         assert!(Option::<String>::optional());
         assert!(!String::optional());
+    }
+
+    #[test]
+    fn option_of_an_enum_list_admits_null() {
+        let unit_enum = doc! { "enum": ["Draft", "Live"] };
+        assert_eq!(
+            nullable(unit_enum),
+            doc! { "enum": ["Draft", "Live", Bson::Null] }
+        );
+        assert_eq!(nullable(Document::new()), Document::new());
+    }
+
+    #[test]
+    fn system_time_is_described_as_serde_stores_it() {
+        let stored = bson::to_bson(&std::time::SystemTime::UNIX_EPOCH).unwrap();
+        let Bson::Document(stored) = stored else {
+            panic!("{stored:?}")
+        };
+        assert_eq!(
+            stored,
+            doc! { "secs_since_epoch": 0_i64, "nanos_since_epoch": 0_i64 }
+        );
+        let schema = std::time::SystemTime::bson_schema();
+        assert_eq!(schema.get_str("bsonType").ok(), Some("object"));
     }
 
     #[test]

@@ -195,6 +195,25 @@ fn raw_path(doc: &RawDocument, dotted: &str) -> Bson {
     }
 }
 
+/// Whether a stored `M` may lack `key` or hold null there, as its validator
+/// says (not required, or typed null too, or not typed at all).
+fn may_be_null<M: Document>(key: &str) -> bool {
+    let schema = M::json_schema();
+    let required = schema
+        .get_array("required")
+        .is_ok_and(|r| r.iter().any(|k| k.as_str() == Some(key)));
+    let property = schema
+        .get_document("properties")
+        .ok()
+        .and_then(|p| p.get_document(key).ok());
+    let typed_not_null = match property.and_then(|p| p.get("bsonType")) {
+        Some(Bson::String(t)) => t != "null",
+        Some(Bson::Array(types)) => !types.iter().any(|t| t.as_str() == Some("null")),
+        _ => false,
+    };
+    !(required && typed_not_null)
+}
+
 /// The children of one parent (see the module docs).
 pub struct Children<'r, C: Document, T, P> {
     repo: &'r Repo<C>,
@@ -289,13 +308,26 @@ impl<C: Document, T, P> Children<'_, C, T, P> {
         let (key, dir) = self.order();
         let mut filter = self.parent_filter();
         if let Some(cursor) = &self.after {
-            let op = match (dir, key == "_id") {
-                (Direction::Desc, false) => "$lte",
-                (Direction::Asc, false) => "$gte",
-                (Direction::Desc, true) => "$lt",
-                (Direction::Asc, true) => "$gt",
+            // Children whose sort key is null or missing sort before every
+            // value: last when newest first, first when oldest first. A
+            // range on a value never matches them, so when the model lets
+            // the key be null a descending page asks for "not greater" (null
+            // included, still one index scan), and an ascending page after a
+            // null asks for everything not yet seen.
+            let last = cursor.last.clone();
+            let bound = match (dir, key == "_id") {
+                (Direction::Desc, true) => Some(doc! { "$lt": last }),
+                (Direction::Asc, true) => Some(doc! { "$gt": last }),
+                (Direction::Desc, false) if last != Bson::Null && may_be_null::<C>(key) => {
+                    Some(doc! { "$not": { "$gt": last } })
+                }
+                (Direction::Desc, false) => Some(doc! { "$lte": last }),
+                (Direction::Asc, false) if last == Bson::Null => None,
+                (Direction::Asc, false) => Some(doc! { "$gte": last }),
             };
-            filter.insert(key, doc! { op: cursor.last.clone() });
+            if let Some(bound) = bound {
+                filter.insert(key, bound);
+            }
             if key != "_id" {
                 let mut seen = cursor.ties.clone();
                 seen.push(cursor.id.clone());
