@@ -22,6 +22,7 @@ pub fn check(cx: &Ctxt, input: &Input) {
     arrays_and_maps_are_bounded(cx, input);
     embed_is_on_an_array_or_map(cx, input);
     many_to_many_is_on_an_array(cx, input);
+    many_to_many_is_never_null(cx, input);
     reference_holds_one_id(cx, input);
     links_are_on_documents(cx, input);
     attributes_are_on_stored_fields(cx, input);
@@ -186,6 +187,27 @@ fn many_to_many_is_on_an_array(cx: &Ctxt, input: &Input) {
                     field.label
                 ),
             );
+        }
+    }
+}
+
+/// A many-to-many id array is never null: no links is an empty array. The
+/// link helpers' `$addToSet` and `$pull` fail on a null field, so
+/// `Option<Vec<_>>` is refused here rather than at the first link.
+fn many_to_many_is_never_null(cx: &Ctxt, input: &Input) {
+    for field in checked_fields(input) {
+        if let FieldKind::ManyToMany(link) = &field.kind {
+            if ty::is_option(field.ty) {
+                cx.error_at(
+                    link.span,
+                    format!(
+                        "`#[many_to_many]` id arrays are never null: write `{}` as `Vec<Id>` \
+                         (no links is an empty array; add `#[serde(default)]` to read documents \
+                         stored without it), not `Option<Vec<Id>>`",
+                        field.label
+                    ),
+                );
+            }
         }
     }
 }

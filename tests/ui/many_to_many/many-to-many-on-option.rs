@@ -1,0 +1,20 @@
+use schema_core::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Document, Serialize, Deserialize)]
+#[document(collection = "students")]
+struct Student {
+    #[serde(rename = "_id")]
+    id: String,
+    #[many_to_many(one_sided, to = Course, max = 20)]
+    course_ids: Option<Vec<String>>,
+}
+
+#[derive(Document, Serialize, Deserialize)]
+#[document(collection = "courses")]
+struct Course {
+    #[serde(rename = "_id")]
+    id: String,
+}
+
+fn main() {}
