@@ -45,6 +45,17 @@ pub enum Error {
         /// The model's index.
         wanted: String,
     },
+    /// Two models are declared on one collection (see
+    /// [`Schema::check`](crate::Schema::check)); refused before anything was sent.
+    #[error("{}", clash_message(collection, first, second))]
+    CollectionClash {
+        /// The collection both declare.
+        collection: &'static str,
+        /// The model registered first.
+        first: &'static str,
+        /// The model registered after it.
+        second: &'static str,
+    },
     /// The schema needs multi-document transactions and the server is standalone.
     #[error("{}", unsupported_message(models))]
     TransactionsUnsupported {
@@ -262,6 +273,19 @@ impl Error {
             _ => None,
         }
     }
+}
+
+fn clash_message(collection: &str, first: &str, second: &str) -> String {
+    let models = if first == second {
+        format!("two different models named `{first}`")
+    } else {
+        format!("two models, `{first}` and `{second}`,")
+    };
+    format!(
+        "{models} are declared on the collection `{collection}`: a collection has one \
+         validator and one set of indexes, so the writes of one model would be refused by \
+         the rules of the other; give each model its own collection; nothing was sent"
+    )
 }
 
 fn unsupported_message(models: &[&'static str]) -> String {

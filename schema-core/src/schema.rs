@@ -1,13 +1,20 @@
 //! A set of models registered together, as data that setup can compare with
 //! the server.
+//!
+//! One collection, one model: a collection has one validator and one set of
+//! indexes, so two models declared on the same collection would have the
+//! writes of one refused by the rules of the other. [`Schema::check`] refuses
+//! that, and [`Schema::plan`] and [`Schema::sync`] call it before sending
+//! anything. The same model registered twice is kept once.
 
 use bson::Document as BsonDocument;
 
+use crate::error::{Error, Result};
 use crate::index::IndexSpec;
 use crate::model::Document;
 
 /// What setup needs to know about one model.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ModelInfo {
     /// The Rust type name.
     pub name: &'static str,
@@ -61,22 +68,73 @@ impl Schema {
         Schema::default()
     }
 
-    /// Adds a model.
+    /// Adds a model. Adding the same model again adds nothing; adding
+    /// another model on a collection already taken is refused by
+    /// [`check`](Self::check), [`plan`](Self::plan) and [`sync`](Self::sync).
     pub fn with<M: Document>(mut self) -> Self {
         self.register::<M>();
         self
     }
 
-    /// Adds a model in place.
+    /// Adds a model in place (see [`with`](Self::with)).
     pub fn register<M: Document>(&mut self) -> &mut Self {
-        self.models.push(ModelInfo::of::<M>());
+        self.push(ModelInfo::of::<M>())
+    }
+
+    /// Adds a model described by hand (for models built at run time, and
+    /// the edge collection of a [`Through`](crate::Through)). A description
+    /// equal to one already added adds nothing.
+    pub fn push(&mut self, model: ModelInfo) -> &mut Self {
+        if !self.models.contains(&model) {
+            self.models.push(model);
+        }
         self
     }
 
-    /// Adds a model described by hand (for models built at run time).
-    pub fn push(&mut self, model: ModelInfo) -> &mut Self {
-        self.models.push(model);
-        self
+    /// Refuses two models declared on one collection, with
+    /// [`Error::CollectionClash`] naming both and the collection. Sends
+    /// nothing; [`plan`](Self::plan) and [`sync`](Self::sync) call it first.
+    ///
+    /// ```
+    /// use schema_core::prelude::*;
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Document, Serialize, Deserialize)]
+    /// #[document(collection = "posts")]
+    /// struct Post {
+    ///     #[serde(rename = "_id")]
+    ///     id: String,
+    /// }
+    ///
+    /// #[derive(Document, Serialize, Deserialize)]
+    /// #[document(collection = "posts")]
+    /// struct Article {
+    ///     #[serde(rename = "_id")]
+    ///     id: String,
+    ///     title: String,
+    /// }
+    ///
+    /// assert!(Schema::new().with::<Post>().with::<Post>().check().is_ok());
+    /// let err = Schema::new().with::<Post>().with::<Article>().check().unwrap_err();
+    /// assert!(matches!(
+    ///     err,
+    ///     Error::CollectionClash { collection: "posts", first: "Post", second: "Article" }
+    /// ));
+    /// ```
+    pub fn check(&self) -> Result<()> {
+        for (i, model) in self.models.iter().enumerate() {
+            if let Some(first) = self.models[..i]
+                .iter()
+                .find(|m| m.collection == model.collection)
+            {
+                return Err(Error::CollectionClash {
+                    collection: model.collection,
+                    first: first.name,
+                    second: model.name,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The registered models, in order.

@@ -35,9 +35,12 @@ pub struct SyncReport {
 
 impl Schema {
     /// Compares the models with the server and returns what setup would do.
-    /// Sends reads only: `hello` (when a model needs transactions),
-    /// `listCollections`, and `listIndexes` for each existing collection.
+    /// Refuses two models on one collection ([`Error::CollectionClash`])
+    /// before sending anything. Otherwise sends reads only: `hello` (when a
+    /// model needs transactions), `listCollections`, and `listIndexes` for
+    /// each existing collection.
     pub async fn plan(&self, db: &Database) -> Result<Plan> {
+        self.check()?;
         check_transactions(self, db).await?;
         let existing = list_collections(db).await?;
         let models = by_collection(self.models());
@@ -157,25 +160,10 @@ pub async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Result<Sy
     Ok(report)
 }
 
-/// One model per collection; a collection named twice keeps the first model
-/// and the union of the indexes.
-fn by_collection(models: &[ModelInfo]) -> BTreeMap<&'static str, ModelInfo> {
-    let mut out: BTreeMap<&'static str, ModelInfo> = BTreeMap::new();
-    for model in models {
-        match out.get_mut(model.collection) {
-            Some(first) => {
-                for spec in &model.indexes {
-                    if !first.indexes.iter().any(|s| s.name == spec.name) {
-                        first.indexes.push(spec.clone());
-                    }
-                }
-            }
-            None => {
-                out.insert(model.collection, model.clone());
-            }
-        }
-    }
-    out
+/// The models by collection, one each ([`Schema::check`] has refused two
+/// on one collection).
+fn by_collection(models: &[ModelInfo]) -> BTreeMap<&'static str, &ModelInfo> {
+    models.iter().map(|m| (m.collection, m)).collect()
 }
 
 /// Every collection of the database with its validator (one `listCollections`).
