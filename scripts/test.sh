@@ -8,12 +8,16 @@ cd "$(dirname "$0")/.."
 scripts/install-server.sh
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
+echo "== rust-version (no locked dependency needs a newer toolchain than we declare)"
+python3 scripts/check-rust-version.py
 echo "== rustfmt"
 cargo fmt --all -- --check
 echo "== clippy"
 cargo clippy --workspace --all-targets -- -D warnings
 echo "== docs"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
+echo "== package (the published crates build from their packaged sources)"
+cargo package -p schema-derive -p schema-core
 echo "== examples build"
 cargo build --examples
 echo "== tests (doctests, unit, trybuild, server-backed integration)"
