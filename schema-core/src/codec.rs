@@ -23,19 +23,32 @@ pub(crate) fn encode<M: Document>(doc: &M) -> Result<RawDocumentBuf> {
         model: M::NAME,
         source: Box::new(e),
     })?;
-    let size = raw.as_bytes().len();
-    if size > MAX_DOCUMENT_SIZE {
-        let (field, field_size) = largest_field(&raw);
-        return Err(Error::TooLarge {
-            collection: M::COLLECTION,
-            id: id_text(&to_bson(doc.id())),
-            size,
-            limit: MAX_DOCUMENT_SIZE,
-            field,
-            field_size,
-        });
-    }
+    check_size(M::COLLECTION, &raw, || to_bson(doc.id()))?;
     Ok(raw)
+}
+
+/// Refuses `raw` with [`Error::TooLarge`] when it is over
+/// [`MAX_DOCUMENT_SIZE`]: the one place the limit is checked, for a whole
+/// document (an insert) and for the smallest document a push would leave
+/// (`_id` and the pushed items). `id` is only computed for the error.
+pub(crate) fn check_size(
+    collection: &'static str,
+    raw: &RawDocument,
+    id: impl FnOnce() -> Bson,
+) -> Result<()> {
+    let size = raw.as_bytes().len();
+    if size <= MAX_DOCUMENT_SIZE {
+        return Ok(());
+    }
+    let (field, field_size) = largest_field(raw);
+    Err(Error::TooLarge {
+        collection,
+        id: id_text(&id()),
+        size,
+        limit: MAX_DOCUMENT_SIZE,
+        field,
+        field_size,
+    })
 }
 
 /// The stored name and size (type byte, name and value) of the largest

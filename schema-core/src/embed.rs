@@ -31,41 +31,95 @@
 //! # }
 //! ```
 //!
+//! A set (`BTreeSet`, `HashSet`) keeps set semantics on the server: its push
+//! is an `$addToSet` whose filter counts only the items the set does not hold
+//! yet (`$expr`: stored size + size of `$setDifference(items, stored)` <=
+//! `max`), so pushing an item already held stores no duplicate, does not
+//! count against `max`, and succeeds without changing anything, even when
+//! the set is full.
+//!
+//! Items that alone would take the document past 16 MiB (one huge item, or
+//! items adding up to more) are refused with [`Error::TooLarge`] before
+//! anything is sent, by the same check as an insert.
+//!
 //! The subset pattern (`#[embed(max = 10, keep = "newest", history = Comment)]`):
 //! [`Embed::push_keeping`] pushes with `{$each: [item], $slice: -10}` so the
 //! parent keeps the newest ten, and inserts the full record into the history
 //! collection, both in one transaction.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeSet, HashSet, VecDeque};
 
 use bson::{doc, Bson, Document as BsonDocument};
 use mongodb::ClientSession;
+use serde::ser::SerializeMap;
 use serde::Serialize;
 
 use crate::bounded::BoundedCollection;
+use crate::codec;
 use crate::error::{id_text, Error, Result};
 use crate::field::{to_bson, EmbedField, Keep};
 use crate::model::Document;
 use crate::repo::{id_filter, with_session, Repo};
 use crate::txn;
 
-/// An array type whose items keep their order and may repeat, so `$push`
-/// and `$slice` mean what they say (`Vec`, `VecDeque`, `BTreeSet` stored as
-/// an array, and `Option`/`Box` of them).
+/// An array type that the push helpers can write: a list whose items keep
+/// their order and may repeat, so `$push` and `$slice` mean what they say
+/// (`Vec`, `VecDeque`), or a set whose items are distinct (`BTreeSet`,
+/// `HashSet`, pushed with `$addToSet`); and `Option`/`Box` of them.
 pub trait EmbedArray: BoundedCollection {
     /// Whether the field may be stored as null (`Option` without
     /// `skip_serializing_if`): `$push` and `$pull` refuse a null field, so
     /// the helpers treat null as an empty array.
     const NULLABLE: bool = false;
+    /// Whether the items are distinct (a set): pushes use `$addToSet`, and an
+    /// item already held does not count against `max`.
+    const SET: bool = false;
 }
 impl<T> EmbedArray for Vec<T> {}
 impl<T> EmbedArray for VecDeque<T> {}
-impl<T> EmbedArray for BTreeSet<T> {}
+impl<T> EmbedArray for BTreeSet<T> {
+    const SET: bool = true;
+}
+impl<T, S> EmbedArray for HashSet<T, S> {
+    const SET: bool = true;
+}
 impl<C: EmbedArray> EmbedArray for Option<C> {
     const NULLABLE: bool = true;
+    const SET: bool = C::SET;
 }
 impl<C: EmbedArray> EmbedArray for Box<C> {
     const NULLABLE: bool = C::NULLABLE;
+    const SET: bool = C::SET;
+}
+
+impl<M, C: EmbedArray> EmbedField<M, C> {
+    /// Whether the field is a set (`BTreeSet`, `HashSet`), pushed with
+    /// `$addToSet`. Read from the field's type, so an alias of a set is one.
+    ///
+    /// ```
+    /// use std::collections::BTreeSet;
+    /// use schema_core::prelude::*;
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// type Labels = BTreeSet<String>;
+    ///
+    /// #[derive(Document, Serialize, Deserialize)]
+    /// #[document(collection = "boards")]
+    /// struct Board {
+    ///     #[serde(rename = "_id")]
+    ///     id: String,
+    ///     #[embed(max = 10)]
+    ///     labels: Labels,
+    ///     #[embed(max = 10)]
+    ///     notes: Vec<String>,
+    /// }
+    ///
+    /// assert!(Board::FIELDS.labels.is_set());
+    /// assert!(!Board::FIELDS.notes.is_set());
+    /// ```
+    pub const fn is_set(&self) -> bool {
+        C::SET
+    }
 }
 
 impl<M: Document> Repo<M> {
@@ -90,6 +144,10 @@ where
     /// (an `Option` field sends one more first, turning a stored null into `[]`).
     /// Fails with [`Error::EmbedFull`] (document unchanged) or
     /// [`Error::NotFound`] (one more `find` tells which).
+    ///
+    /// On a set, an item already held is a success that changes nothing,
+    /// even when the set is full. An item over 16 MiB as BSON is refused
+    /// with [`Error::TooLarge`] before anything is sent.
     pub async fn push(&self, id: &M::Id, item: &C::Item) -> Result<()> {
         self.push_each(None, id, vec![to_bson(item)]).await
     }
@@ -106,7 +164,9 @@ where
 
     /// Appends all of `items` or none: one `update` whose filter matches only
     /// while the array has room for every one of them. An empty `items`
-    /// sends nothing.
+    /// sends nothing. On a set, room is needed only for the distinct items
+    /// it does not hold yet. Items adding up to more than 16 MiB as BSON are
+    /// refused with [`Error::TooLarge`] before anything is sent.
     pub async fn push_many(&self, id: &M::Id, items: &[C::Item]) -> Result<()> {
         self.push_each(None, id, items.iter().map(to_bson).collect())
             .await
@@ -135,23 +195,35 @@ where
         let name = self.field.name();
         let max = self.field.max();
         let id_bson = to_bson(id);
+        let items = if C::SET { self.distinct(items)? } else { items };
         let count = u32::try_from(items.len()).unwrap_or(u32::MAX);
         if count > max {
             return Err(self.full(&id_bson));
         }
+        let items = Bson::Array(items);
+        self.check_size(&id_bson, &items)?;
         self.null_to_empty(session.as_deref_mut(), &id_bson).await?;
-        // Room for `count` more: the item at index `max - count` is absent.
-        let mut filter = doc! { "_id": id_bson.clone() };
-        filter.insert(format!("{name}.{}", max - count), doc! { "$exists": false });
-        let push = if items.len() == 1 {
-            items.into_iter().next().unwrap_or(Bson::Null)
+        let (filter, update) = if C::SET {
+            // Room for the items not held yet; `$addToSet` stores only those.
+            let stored = doc! { "$ifNull": [format!("${name}"), []] };
+            let new = doc! { "$setDifference": [{ "$literal": items.clone() }, stored.clone()] };
+            let size = doc! { "$add": [{ "$size": stored }, { "$size": new }] };
+            (
+                doc! { "_id": id_bson.clone(), "$expr": { "$lte": [size, i64::from(max)] } },
+                doc! { "$addToSet": { name: { "$each": items } } },
+            )
         } else {
-            Bson::Document(doc! { "$each": items })
+            // Room for `count` more: the item at index `max - count` is absent.
+            let mut filter = doc! { "_id": id_bson.clone() };
+            filter.insert(format!("{name}.{}", max - count), doc! { "$exists": false });
+            let push = match items {
+                Bson::Array(mut one) if one.len() == 1 => one.pop().unwrap_or(Bson::Null),
+                items => Bson::Document(doc! { "$each": items }),
+            };
+            (filter, doc! { "$push": { name: push } })
         };
         let r = with_session!(
-            self.repo
-                .raw()
-                .update_one(filter, doc! { "$push": { name: push } }),
+            self.repo.raw().update_one(filter, update),
             session.as_deref_mut()
         )
         .map_err(|e| self.repo.err(e, "push into"))?;
@@ -159,6 +231,36 @@ where
             return Ok(());
         }
         Err(self.full_or_missing(session, &id_bson).await)
+    }
+
+    /// The items of a set push without repeats (compared as encoded BSON),
+    /// in their first order.
+    fn distinct(&self, items: Vec<Bson>) -> Result<Vec<Bson>> {
+        let mut seen = HashSet::with_capacity(items.len());
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            let bytes = bson::to_vec(&Probe(&[("", &item)])).map_err(|e| self.serialize(e))?;
+            if seen.insert(bytes) {
+                out.push(item);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Refuses, before anything is sent, `items` that alone would take the
+    /// document over 16 MiB: the smallest document the push could leave,
+    /// `{_id, <field>: items}`, goes through the insert's size check.
+    fn check_size(&self, id: &Bson, items: &Bson) -> Result<()> {
+        let smallest = Probe(&[("_id", id), (self.field.name(), items)]);
+        let raw = bson::to_raw_document_buf(&smallest).map_err(|e| self.serialize(e))?;
+        codec::check_size(M::COLLECTION, &raw, || id.clone())
+    }
+
+    fn serialize(&self, source: bson::ser::Error) -> Error {
+        Error::Serialize {
+            model: M::NAME,
+            source: Box::new(source),
+        }
     }
 
     /// Removes every item equal to `item`: one `update`. Fails with
@@ -259,7 +361,10 @@ where
     /// per the repository's policy: `update`, `insert`, `commitTransaction`.
     ///
     /// `H` must be the field's `history = ...` model when it names one.
-    /// Fails with [`Error::NotFound`] (nothing written) when the parent is missing.
+    /// Fails with [`Error::NotFound`] (nothing written) when the parent is
+    /// missing, and with [`Error::TooLarge`] (nothing sent) when the item or
+    /// the record is over 16 MiB as BSON. A set that already holds `item`
+    /// is left as it is; the record is still inserted.
     pub async fn push_keeping<H: Document>(
         &self,
         id: &M::Id,
@@ -290,6 +395,11 @@ where
         history: &H,
     ) -> Result<()> {
         self.check_history::<H>()?;
+        let id = to_bson(id);
+        let item = to_bson(item);
+        // Both size checks before the transaction starts: nothing is sent.
+        self.check_size(&id, &Bson::Array(vec![item.clone()]))?;
+        let record = crate::codec::encode(history)?;
         let models = [M::NAME];
         txn::transact(
             self.repo.support(),
@@ -297,7 +407,7 @@ where
             self.repo.database().client(),
             session,
             self.repo.retry_policy(),
-            (self, id, item, history),
+            (self, &id, &item, (&record, H::COLLECTION)),
             |s, (this, id, item, history)| {
                 Box::pin(async move { this.push_keeping_body(s, id, item, *history).await })
             },
@@ -305,12 +415,12 @@ where
         .await
     }
 
-    async fn push_keeping_body<H: Document>(
+    async fn push_keeping_body(
         &self,
         session: &mut ClientSession,
-        id: &M::Id,
-        item: &C::Item,
-        history: &H,
+        id_bson: &Bson,
+        item: &Bson,
+        (record, history): (&bson::RawDocumentBuf, &'static str),
     ) -> Result<()> {
         let name = self.field.name();
         let max = i64::from(self.field.max());
@@ -318,28 +428,32 @@ where
             Some(Keep::Oldest) => max,
             Some(Keep::Newest) | None => -max,
         };
-        self.null_to_empty(Some(&mut *session), &to_bson(id))
-            .await?;
+        self.null_to_empty(Some(&mut *session), id_bson).await?;
+        let mut filter = doc! { "_id": id_bson.clone() };
+        if C::SET {
+            // A set that holds the item already is left as it is.
+            filter.insert(name, doc! { "$ne": item.clone() });
+        }
         let r = self
             .repo
             .raw()
             .update_one(
-                id_filter::<M>(id),
-                doc! { "$push": { name: { "$each": [to_bson(item)], "$slice": slice } } },
+                filter,
+                doc! { "$push": { name: { "$each": [item.clone()], "$slice": slice } } },
             )
             .session(&mut *session)
             .await
             .map_err(|e| self.repo.err(e, "push into"))?;
-        if r.matched_count == 0 {
-            return Err(Repo::<M>::not_found(&to_bson(id)));
+        if r.matched_count == 0 && !(C::SET && self.exists(Some(&mut *session), id_bson).await?) {
+            return Err(Repo::<M>::not_found(id_bson));
         }
         self.repo
             .database()
-            .collection::<bson::RawDocumentBuf>(H::COLLECTION)
-            .insert_one(crate::codec::encode(history)?)
+            .collection::<bson::RawDocumentBuf>(history)
+            .insert_one(record)
             .session(session)
             .await
-            .map_err(|e| Error::from_server(e, "insert into", H::COLLECTION))?;
+            .map_err(|e| Error::from_server(e, "insert into", history))?;
         Ok(())
     }
 
@@ -378,5 +492,19 @@ where
             field: self.field.name(),
             max: self.field.max(),
         }
+    }
+}
+
+/// A document of borrowed fields, serialized in order without copying them:
+/// what a push would store, for measuring and comparing.
+struct Probe<'a>(&'a [(&'a str, &'a Bson)]);
+
+impl Serialize for Probe<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (key, value) in self.0 {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
     }
 }

@@ -174,20 +174,23 @@ pub enum Error {
         /// The deserializer's account.
         source: Box<bson::de::Error>,
     },
-    /// A document is over the server's limit of
-    /// [`MAX_DOCUMENT_SIZE`](crate::MAX_DOCUMENT_SIZE) bytes as BSON; it was
-    /// refused before anything was sent.
+    /// A document would be over the server's limit of
+    /// [`MAX_DOCUMENT_SIZE`](crate::MAX_DOCUMENT_SIZE) bytes as BSON (an
+    /// insert or replace of it, or a push of items that alone exceed it); it
+    /// was refused before anything was sent.
     #[error(
-        "the `{collection}` document with _id `{id}` is {size} bytes as BSON, over the \
-         limit of {limit} bytes (16 MiB); its largest field is `{field}` ({field_size} \
-         bytes): move it to its own collection or bound it; nothing was sent"
+        "the `{collection}` document with _id `{id}` would be at least {size} bytes as \
+         BSON, over the limit of {limit} bytes (16 MiB); its largest field is `{field}` \
+         ({field_size} bytes): move it to its own collection or bound it; nothing was sent"
     )]
     TooLarge {
         /// Collection name.
         collection: &'static str,
         /// The document's `_id`, as extended JSON.
         id: String,
-        /// Its size as BSON, in bytes.
+        /// Its size as BSON, in bytes; for a push, the size of a document
+        /// holding only `_id` and the pushed items, which the document would
+        /// at least reach.
         size: usize,
         /// The limit, in bytes.
         limit: usize,
