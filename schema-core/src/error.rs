@@ -56,6 +56,18 @@ pub enum Error {
         /// The model registered after it.
         second: &'static str,
     },
+    /// Setup would change a validator that existing documents fail (after
+    /// it, every write to them would be refused with code 121); nothing was
+    /// changed. See [`OnViolations`](crate::OnViolations).
+    #[error("{}", rejects_existing_message(collection, *count, ids))]
+    ValidatorRejectsExisting {
+        /// Collection name.
+        collection: String,
+        /// How many existing documents fail the new validator.
+        count: u64,
+        /// The first of their `_id`s (as extended JSON), in `_id` order.
+        ids: Vec<String>,
+    },
     /// The schema needs multi-document transactions and the server is standalone.
     #[error("{}", unsupported_message(models))]
     TransactionsUnsupported {
@@ -288,6 +300,27 @@ fn clash_message(collection: &str, first: &str, second: &str) -> String {
         "{models} are declared on the collection `{collection}`: a collection has one \
          validator and one set of indexes, so the writes of one model would be refused by \
          the rules of the other; give each model its own collection; nothing was sent"
+    )
+}
+
+fn rejects_existing_message(collection: &str, count: u64, ids: &[String]) -> String {
+    let (s, fail, them, they) = if count == 1 {
+        ("", "fails", "it", "it stays")
+    } else {
+        ("s", "fail", "them", "they stay")
+    };
+    let more = if (ids.len() as u64) < count {
+        ", ..."
+    } else {
+        ""
+    };
+    format!(
+        "{count} existing document{s} of `{collection}` {fail} the model's validator (_id \
+         {}{more}): once it is applied, every write to {them} would be refused (code 121); \
+         fix {them} first (`Schema::plan` counts them), or set `SyncOptions::on_violations` \
+         to `OnViolations::ValidateModerate` (validationLevel \"moderate\": {they} \
+         writable, unchecked) or `OnViolations::Apply`; nothing was changed",
+        ids.join(", ")
     )
 }
 

@@ -33,7 +33,7 @@ pub use explain::{explain_find, FindShape, PlanSummary};
 pub use field::{EmbedField, Field, Keep, LinkField, RefField};
 pub use index::{Direction, IndexOrigin, IndexSpec};
 pub use model::{Document, Embedded};
-pub use plan::{Action, Plan};
+pub use plan::{Action, Plan, Violators};
 pub use relation::{
     Asymmetry, AsymmetryKind, Children, Cursor, Links, Page, Relation, RepairReport, Through,
     VerifyReport,
@@ -41,7 +41,7 @@ pub use relation::{
 pub use repo::Repo;
 pub use schema::{ModelInfo, Schema};
 pub use schema_derive::{Document, Embedded};
-pub use setup::{SyncOptions, SyncReport};
+pub use setup::{OnViolations, SyncOptions, SyncReport};
 pub use txn::{run_in_transaction, RetryPolicy};
 pub use validator::BsonSchema;
 
@@ -53,8 +53,8 @@ pub const DEFAULT_LINK_MAX: u32 = 1000;
 pub mod prelude {
     pub use crate::{
         BsonSchema, Cursor, Direction, Document, EmbedField, Embedded, Error, Field, IndexSpec,
-        LinkField, Links, Page, Plan, PlanSummary, RefField, Relation, Repo, RetryPolicy, Schema,
-        SyncOptions, Through,
+        LinkField, Links, OnViolations, Page, Plan, PlanSummary, RefField, Relation, Repo,
+        RetryPolicy, Schema, SyncOptions, Through,
     };
 }
 

@@ -1,6 +1,14 @@
 //! The plan: what setup would change on the server to make it match the
 //! models, and the drift it found. Computing a plan only reads.
 //!
+//! A validator that would change is checked against the data first: the
+//! plan counts the existing documents that fail the new one (a `$nor` of the
+//! new `$jsonSchema` as a query) and names the first few by `_id`, so that
+//! tightening a rule (a `max` lowered from 10 to 5 while documents hold 8
+//! items) is seen before it makes every later write to those documents fail
+//! with code 121. Setup refuses such a change unless told how
+//! ([`OnViolations`](crate::OnViolations)).
+//!
 //! Index comparison is normalized so that an index setup created is never
 //! reported as drifted: key order is significant, numeric types are not
 //! (`1`, `1i64`, `1.0` are one direction), and an option left at its default
@@ -93,6 +101,47 @@ impl fmt::Display for ServerIndex {
     }
 }
 
+/// How many `_id`s of failing documents a plan shows.
+pub const VIOLATOR_SAMPLE: usize = 5;
+
+/// The existing documents of a collection that fail a validator, counted
+/// when the plan was made.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Violators {
+    /// How many fail it.
+    pub count: u64,
+    /// The `_id`s of the first [`VIOLATOR_SAMPLE`] of them, in `_id` order.
+    pub ids: Vec<Bson>,
+}
+
+impl Violators {
+    /// Whether no document fails.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The sampled `_id`s as text, for messages.
+    pub fn id_texts(&self) -> Vec<String> {
+        self.ids.iter().map(crate::error::id_text).collect()
+    }
+}
+
+impl fmt::Display for Violators {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = if self.count == 1 { "" } else { "s" };
+        write!(f, "{} existing document{s} fail it", self.count)?;
+        if !self.ids.is_empty() {
+            let more = if (self.ids.len() as u64) < self.count {
+                ", ..."
+            } else {
+                ""
+            };
+            write!(f, " (_id {}{more})", self.id_texts().join(", "))?;
+        }
+        Ok(())
+    }
+}
+
 /// One step of a plan.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
@@ -111,6 +160,24 @@ pub enum Action {
         current: Option<Document>,
         /// What the model declares.
         wanted: Document,
+        /// The existing documents that fail `wanted`: setup refuses the
+        /// change while there are any, unless told how
+        /// ([`OnViolations`](crate::OnViolations)).
+        violators: Violators,
+    },
+    /// The validator matches but the server checks it at a level other than
+    /// `strict` (`moderate` exempts documents that already fail it, `off`
+    /// checks nothing), typically after
+    /// [`OnViolations::ValidateModerate`](crate::OnViolations::ValidateModerate).
+    /// Setup restores `strict` once no document fails the validator, and
+    /// leaves the level alone (reported) until then, unless told to apply.
+    ValidationLevel {
+        /// Collection name.
+        collection: String,
+        /// The server's level (`moderate` or `off`).
+        current: String,
+        /// The existing documents that fail the validator.
+        violators: Violators,
     },
     /// A declared index is missing: create it.
     CreateIndex {
@@ -145,6 +212,7 @@ impl Action {
         match self {
             Action::CreateCollection { collection, .. }
             | Action::UpdateValidator { collection, .. }
+            | Action::ValidationLevel { collection, .. }
             | Action::CreateIndex { collection, .. }
             | Action::ConflictingIndex { collection, .. }
             | Action::ExtraIndex { collection, .. } => collection,
@@ -155,7 +223,9 @@ impl Action {
     pub fn is_drift(&self) -> bool {
         matches!(
             self,
-            Action::ConflictingIndex { .. } | Action::ExtraIndex { .. }
+            Action::ConflictingIndex { .. }
+                | Action::ExtraIndex { .. }
+                | Action::ValidationLevel { .. }
         )
     }
 
@@ -163,6 +233,7 @@ impl Action {
         match self {
             Action::CreateCollection { .. } => "create collection",
             Action::UpdateValidator { .. } => "update validator",
+            Action::ValidationLevel { .. } => "drift: validation level",
             Action::CreateIndex { .. } => "create index",
             Action::ConflictingIndex { .. } => "drift: index differs",
             Action::ExtraIndex { .. } => "drift: extra index",
@@ -175,24 +246,35 @@ impl Action {
                 format!("with validator ({} properties)", property_count(validator))
             }
             Action::UpdateValidator {
-                current: None,
+                current,
                 wanted,
+                violators,
                 ..
             } => {
-                format!(
-                    "none -> $jsonSchema ({} properties)",
+                let from = if current.is_some() { "changed" } else { "none" };
+                let mut detail = format!(
+                    "{from} -> $jsonSchema ({} properties)",
                     property_count(wanted)
-                )
+                );
+                if !violators.is_empty() {
+                    detail.push_str(&format!(
+                        "; {violators}: refused unless the data is fixed or \
+                         `on_violations` says how"
+                    ));
+                }
+                detail
             }
-            Action::UpdateValidator {
-                current: Some(_),
-                wanted,
-                ..
+            Action::ValidationLevel {
+                current, violators, ..
             } => {
-                format!(
-                    "changed -> $jsonSchema ({} properties)",
-                    property_count(wanted)
-                )
+                if violators.is_empty() {
+                    format!("{current} -> strict")
+                } else {
+                    format!(
+                        "{current} -> strict once no document fails the validator; now \
+                         {violators}"
+                    )
+                }
             }
             Action::CreateIndex { spec, .. } => spec.to_string(),
             Action::ConflictingIndex { server, wanted, .. } => {

@@ -2,16 +2,24 @@
 //! their validators, updates changed validators with `collMod`, creates
 //! missing indexes (one `createIndexes` per collection), and reports drift.
 //! On a server that already matches it sends reads only.
+//!
+//! A validator change that existing documents fail is refused unless the
+//! caller says how ([`OnViolations`]): after a stricter validator is applied
+//! at the default level (`strict`), every write to a document that fails it
+//! is refused with code 121, even a `$set` of an unrelated field.
 
 use std::collections::BTreeMap;
 
-use bson::{doc, Document as BsonDocument};
+use bson::{doc, Bson, Document as BsonDocument};
 use futures_util::future::try_join_all;
 use futures_util::TryStreamExt;
+use mongodb::options::ValidationLevel;
 use mongodb::Database;
 
 use crate::error::{Error, Result};
-use crate::plan::{diff_indexes, same_validator, Action, Plan, ServerIndex};
+use crate::plan::{
+    diff_indexes, same_validator, Action, Plan, ServerIndex, Violators, VIOLATOR_SAMPLE,
+};
 use crate::schema::{ModelInfo, Schema};
 
 /// What setup may do beyond creating what is missing.
@@ -22,6 +30,28 @@ pub struct SyncOptions {
     /// Drop and recreate indexes whose definition differs from the model
     /// (off by default: setup refuses with [`Error::IndexConflict`]).
     pub replace_conflicting: bool,
+    /// What to do when existing documents fail a validator that setup would
+    /// change (default: refuse with [`Error::ValidatorRejectsExisting`]).
+    pub on_violations: OnViolations,
+}
+
+/// What setup does with a validator change that existing documents fail
+/// (counted by the plan: [`Action::UpdateValidator`]'s `violators`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum OnViolations {
+    /// Refuse, before writing anything, with
+    /// [`Error::ValidatorRejectsExisting`] naming the collection, the count
+    /// and the first `_id`s: fix those documents, then run setup again.
+    #[default]
+    Refuse,
+    /// Apply the validator with `validationLevel: "moderate"`: new documents
+    /// and documents that pass it are checked, documents that already fail
+    /// it stay writable (unchecked). Setup restores `strict` by itself once
+    /// no document fails ([`Action::ValidationLevel`]).
+    ValidateModerate,
+    /// Apply the validator at `strict` anyway: every later write to a
+    /// document that fails it is refused (code 121) until it is fixed.
+    Apply,
 }
 
 /// What a setup run did, and the drift it left alone.
@@ -37,35 +67,53 @@ impl Schema {
     /// Compares the models with the server and returns what setup would do.
     /// Refuses two models on one collection ([`Error::CollectionClash`])
     /// before sending anything. Otherwise sends reads only: `hello` (when a
-    /// model needs transactions), `listCollections`, and `listIndexes` for
-    /// each existing collection.
+    /// model needs transactions), `listCollections`, `listIndexes` for each
+    /// existing collection, and, for each collection whose validator would
+    /// change (or is checked at a level other than `strict`), a count and a
+    /// `find` of the documents that fail the model's validator (a scan of
+    /// the collection: validators change rarely).
     pub async fn plan(&self, db: &Database) -> Result<Plan> {
         self.check()?;
         check_transactions(self, db).await?;
         let existing = list_collections(db).await?;
         let models = by_collection(self.models());
         let existing = &existing;
-        let indexes = try_join_all(models.keys().map(|name| async move {
-            match existing.get(*name) {
-                Some(_) => list_indexes(db, name).await,
-                None => Ok(Vec::new()),
-            }
+        let found = try_join_all(models.iter().map(|(name, model)| async move {
+            let Some(server) = existing.get(*name) else {
+                return Ok((Vec::new(), None));
+            };
+            let changed = !same_validator(server.validator.as_ref(), &model.validator);
+            let violators = match changed || server.level.is_some() {
+                true => Some(violators(db, name, &model.validator).await?),
+                false => None,
+            };
+            Ok::<_, Error>((list_indexes(db, name).await?, violators))
         }))
         .await?;
 
         let mut actions = Vec::new();
-        for ((collection, model), server_indexes) in models.iter().zip(indexes) {
+        for ((collection, model), (server_indexes, violators)) in models.iter().zip(found) {
+            let violators = violators.unwrap_or_default();
             match existing.get(*collection) {
                 None => actions.push(Action::CreateCollection {
                     collection: collection.to_string(),
                     validator: model.validator.clone(),
                 }),
-                Some(current) if !same_validator(current.as_ref(), &model.validator) => actions
-                    .push(Action::UpdateValidator {
+                Some(server) if !same_validator(server.validator.as_ref(), &model.validator) => {
+                    actions.push(Action::UpdateValidator {
                         collection: collection.to_string(),
-                        current: current.clone(),
+                        current: server.validator.clone(),
                         wanted: model.validator.clone(),
-                    }),
+                        violators,
+                    })
+                }
+                Some(ServerCollection {
+                    level: Some(level), ..
+                }) => actions.push(Action::ValidationLevel {
+                    collection: collection.to_string(),
+                    current: level.clone(),
+                    violators,
+                }),
                 Some(_) => {}
             }
             diff_indexes(collection, &model.indexes, &server_indexes, &mut actions);
@@ -87,8 +135,25 @@ impl Schema {
 }
 
 /// Applies a plan. Refuses (before writing anything) when it holds a
-/// conflicting index and `replace_conflicting` is off.
+/// conflicting index and `replace_conflicting` is off, or a validator change
+/// that existing documents fail and `on_violations` is
+/// [`OnViolations::Refuse`].
 pub async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Result<SyncReport> {
+    if options.on_violations == OnViolations::Refuse {
+        if let Some(Action::UpdateValidator {
+            collection,
+            violators,
+            ..
+        }) = plan.actions.iter().find(
+            |a| matches!(a, Action::UpdateValidator { violators, .. } if !violators.is_empty()),
+        ) {
+            return Err(Error::ValidatorRejectsExisting {
+                collection: collection.clone(),
+                count: violators.count,
+                ids: violators.id_texts(),
+            });
+        }
+    }
     if !options.replace_conflicting {
         if let Some(Action::ConflictingIndex {
             collection,
@@ -119,10 +184,31 @@ pub async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Result<Sy
                     .await
                     .map_err(|e| Error::from_server(e, "create collection", &collection))?;
             }
-            Action::UpdateValidator { wanted, .. } => {
-                db.run_command(doc! { "collMod": &collection, "validator": wanted.clone() })
+            Action::UpdateValidator {
+                wanted, violators, ..
+            } => {
+                let level = match options.on_violations {
+                    OnViolations::ValidateModerate if !violators.is_empty() => "moderate",
+                    _ => "strict",
+                };
+                db.run_command(doc! {
+                    "collMod": &collection,
+                    "validator": wanted.clone(),
+                    "validationLevel": level,
+                })
+                .await
+                .map_err(|e| Error::from_server(e, "update the validator of", &collection))?;
+            }
+            Action::ValidationLevel { violators, .. } => {
+                if !violators.is_empty() && options.on_violations != OnViolations::Apply {
+                    report.left_alone.push(action);
+                    continue;
+                }
+                db.run_command(doc! { "collMod": &collection, "validationLevel": "strict" })
                     .await
-                    .map_err(|e| Error::from_server(e, "update the validator of", &collection))?;
+                    .map_err(|e| {
+                        Error::from_server(e, "set the validation level of", &collection)
+                    })?;
             }
             Action::CreateIndex { spec, .. } => {
                 to_create
@@ -166,8 +252,16 @@ fn by_collection(models: &[ModelInfo]) -> BTreeMap<&'static str, &ModelInfo> {
     models.iter().map(|m| (m.collection, m)).collect()
 }
 
-/// Every collection of the database with its validator (one `listCollections`).
-async fn list_collections(db: &Database) -> Result<BTreeMap<String, Option<BsonDocument>>> {
+/// What setup compares of a collection on the server.
+struct ServerCollection {
+    validator: Option<BsonDocument>,
+    /// The validation level when it is not `strict` (the default).
+    level: Option<String>,
+}
+
+/// Every collection of the database with its validator and validation
+/// level (one `listCollections`).
+async fn list_collections(db: &Database) -> Result<BTreeMap<String, ServerCollection>> {
     let specs: Vec<_> = db
         .list_collections()
         .await
@@ -177,8 +271,54 @@ async fn list_collections(db: &Database) -> Result<BTreeMap<String, Option<BsonD
         .map_err(|e| Error::from_server(e, "list collections of", db.name()))?;
     Ok(specs
         .into_iter()
-        .map(|s| (s.name, s.options.validator))
+        .map(|s| {
+            let level = match s.options.validation_level {
+                None | Some(ValidationLevel::Strict) => None,
+                Some(ValidationLevel::Moderate) => Some("moderate".to_owned()),
+                Some(ValidationLevel::Off) => Some("off".to_owned()),
+                Some(other) => Some(format!("{other:?}").to_lowercase()),
+            };
+            let collection = ServerCollection {
+                validator: s.options.validator,
+                level,
+            };
+            (s.name, collection)
+        })
         .collect())
+}
+
+/// The documents of `collection` that fail `validator` (a `$jsonSchema`
+/// document): one count and one `find` of the first `_id`s, both with the
+/// filter `{$nor: [validator]}`.
+async fn violators(db: &Database, collection: &str, validator: &BsonDocument) -> Result<Violators> {
+    let coll = db.collection::<BsonDocument>(collection);
+    let failing = doc! { "$nor": [validator.clone()] };
+    let err = |e| {
+        Error::from_server(
+            e,
+            "count the documents failing the validator of",
+            collection,
+        )
+    };
+    let count = coll.count_documents(failing.clone()).await.map_err(err)?;
+    if count == 0 {
+        return Ok(Violators::default());
+    }
+    let found: Vec<BsonDocument> = coll
+        .find(failing)
+        .projection(doc! { "_id": 1 })
+        .sort(doc! { "_id": 1 })
+        .limit(VIOLATOR_SAMPLE as i64)
+        .await
+        .map_err(err)?
+        .try_collect()
+        .await
+        .map_err(err)?;
+    let ids = found
+        .into_iter()
+        .filter_map(|mut d| d.remove("_id"))
+        .collect::<Vec<Bson>>();
+    Ok(Violators { count, ids })
 }
 
 async fn list_indexes(db: &Database, collection: &str) -> Result<Vec<ServerIndex>> {
