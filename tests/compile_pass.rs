@@ -364,14 +364,23 @@ mod features {
     }
 
     #[test]
-    fn tagged_enums_require_their_tag() {
+    fn tagged_enums_have_one_closed_branch_per_variant() {
         assert_eq!(
             Details::bson_schema(),
-            doc! {
-                "bsonType": "object",
-                "required": ["type"],
-                "properties": { "type": { "enum": ["book", "dvd"] } },
-            }
+            doc! { "oneOf": [
+                {
+                    "bsonType": "object",
+                    "required": ["type", "pages"],
+                    "properties": { "type": { "enum": ["book"] }, "pages": { "bsonType": "int" } },
+                    "additionalProperties": false,
+                },
+                {
+                    "bsonType": "object",
+                    "required": ["type", "minutes"],
+                    "properties": { "type": { "enum": ["dvd"] }, "minutes": { "bsonType": "int" } },
+                    "additionalProperties": false,
+                },
+            ] }
         );
     }
 

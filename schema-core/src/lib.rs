@@ -66,7 +66,10 @@ pub mod __private {
     pub use crate::index::{Direction, IndexOrigin, IndexSpec};
     pub use crate::model::{Document, Embedded};
     pub use crate::relation::Relation;
-    pub use crate::validator::{object_schema, with_max_items, BsonSchema, Property};
+    pub use crate::validator::{
+        any_of, enum_of, object_schema, one_of, tuple_of, with_max_items, with_tag, BsonSchema,
+        Property,
+    };
     pub use crate::DEFAULT_LINK_MAX;
     pub use bson;
     pub use core::{

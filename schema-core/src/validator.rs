@@ -2,8 +2,13 @@
 //!
 //! The derive builds a model's validator from [`BsonSchema::bson_schema`] of
 //! every field, adds `required` for fields that are always written, and
-//! `maxItems` from `#[embed(max = N)]`, so the server rejects a write that
-//! would break the model even when it comes from another program.
+//! `maxItems` from `#[embed(max = N)]`. Every object it describes (the root
+//! document, each `Embedded` struct, each enum variant's object) is closed
+//! with `additionalProperties: false` unless the type says
+//! `#[document(open)]`, and an enum gets one branch per variant
+//! (`oneOf`, or `anyOf` when untagged). So the server rejects a write that
+//! would break the model even when it comes from another program: a bound
+//! exceeded, a field of the wrong type, or a field the model does not declare.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
@@ -67,6 +72,7 @@ impl BsonSchema for std::time::SystemTime {
                 "secs_since_epoch": { "bsonType": "long" },
                 "nanos_since_epoch": { "bsonType": "long" },
             },
+            "additionalProperties": false,
         }
     }
 }
@@ -167,12 +173,21 @@ pub fn nullable(mut schema: Document) -> Document {
             }
             schema.insert("bsonType", types);
         }
-        // An `enum` list (a unit-only enum) admits only what it lists.
         _ => {
+            let null_branch = doc! { "bsonType": "null" };
             if let Some(Bson::Array(values)) = schema.get_mut("enum") {
+                // An `enum` list (a unit-only enum) admits only what it lists.
                 if !values.contains(&Bson::Null) {
                     values.push(Bson::Null);
                 }
+            } else if let Some(Bson::Array(branches)) = schema.get_mut("anyOf") {
+                // An untagged enum: one more branch.
+                if !branches.contains(&Bson::Document(null_branch.clone())) {
+                    branches.push(Bson::Document(null_branch));
+                }
+            } else if schema.contains_key("oneOf") {
+                // A tagged enum: null is none of its branches.
+                return doc! { "anyOf": [null_branch, schema] };
             }
             // Otherwise no type constraint already accepts null.
         }
@@ -204,8 +219,10 @@ pub struct Property {
     pub required: bool,
 }
 
-/// Builds `{"bsonType": "object", "required": [...], "properties": {...}}`.
-pub fn object_schema(properties: Vec<Property>) -> Document {
+/// Builds `{"bsonType": "object", "required": [...], "properties": {...}}`,
+/// with `"additionalProperties": false` when `closed`: a stored object may
+/// then hold only the properties listed.
+pub fn object_schema(properties: Vec<Property>, closed: bool) -> Document {
     let required: Vec<Bson> = properties
         .iter()
         .filter(|p| p.required)
@@ -220,7 +237,108 @@ pub fn object_schema(properties: Vec<Property>) -> Document {
         schema.insert("required", required);
     }
     schema.insert("properties", props);
+    if closed {
+        schema.insert("additionalProperties", false);
+    }
     schema
+}
+
+/// `{"enum": [names]}`: the values a tag may hold.
+pub fn enum_of(names: &[&str]) -> Document {
+    let names: Vec<Bson> = names
+        .iter()
+        .map(|n| Bson::String((*n).to_owned()))
+        .collect();
+    doc! { "enum": names }
+}
+
+/// A fixed-length array (a tuple struct or tuple variant): position `i`
+/// holds `items[i]`.
+pub fn tuple_of(items: Vec<Document>) -> Document {
+    let len = items.len() as i64;
+    let mut schema = doc! { "bsonType": "array", "minItems": len, "maxItems": len };
+    if !items.is_empty() {
+        schema.insert("items", items);
+    }
+    schema
+}
+
+/// The content of an internally tagged newtype variant (`#[serde(tag = "t")]`,
+/// `V(T)`), which serde stores as `T`'s object with the tag `t: "V"` added:
+/// `T`'s schema with the tag property required. Each branch of an enum gets
+/// the tag; content that is not described as an object (or as `null`, a unit
+/// struct) is left open, holding the tag alone as a rule.
+pub fn with_tag(mut schema: Document, tag: &'static str, name: &str, closed: bool) -> Document {
+    let tag_property = |closed| {
+        object_schema(
+            vec![Property {
+                name: tag,
+                schema: enum_of(&[name]),
+                required: true,
+            }],
+            closed,
+        )
+    };
+    for combinator in ["oneOf", "anyOf"] {
+        if let Some(Bson::Array(branches)) = schema.get_mut(combinator) {
+            for branch in branches.iter_mut() {
+                if let Bson::Document(branch) = branch {
+                    *branch = with_tag(std::mem::take(branch), tag, name, closed);
+                }
+            }
+            return schema;
+        }
+    }
+    let types: Vec<Bson> = match schema.get("bsonType") {
+        Some(Bson::String(t)) => vec![Bson::String(t.clone())],
+        Some(Bson::Array(types)) => types.clone(),
+        _ => Vec::new(),
+    };
+    if types.contains(&Bson::String("object".into())) {
+        schema.insert("bsonType", "object");
+        let mut required = match schema.remove("required") {
+            Some(Bson::Array(required)) => required,
+            _ => Vec::new(),
+        };
+        required.push(Bson::String(tag.to_owned()));
+        schema.insert("required", required);
+        let mut properties = match schema.remove("properties") {
+            Some(Bson::Document(properties)) => properties,
+            _ => Document::new(),
+        };
+        properties.insert(tag, enum_of(&[name]));
+        schema.insert("properties", properties);
+        // A map's bound counts its entries; the tag is one more.
+        if let Ok(max) = schema.get_i64("maxProperties") {
+            schema.insert("maxProperties", max.saturating_add(1));
+        }
+        schema
+    } else if types == [Bson::String("null".into())] {
+        tag_property(closed)
+    } else {
+        tag_property(false)
+    }
+}
+
+/// One branch per enum variant, exactly one of which a stored value matches
+/// (the branches of a tagged enum differ by their tag).
+pub fn one_of(branches: Vec<Document>) -> Document {
+    combine("oneOf", branches)
+}
+
+/// One branch per enum variant, at least one of which a stored value
+/// matches (untagged variants may overlap).
+pub fn any_of(branches: Vec<Document>) -> Document {
+    combine("anyOf", branches)
+}
+
+fn combine(combinator: &str, mut branches: Vec<Document>) -> Document {
+    match branches.len() {
+        // No variant is ever stored.
+        0 => Document::new(),
+        1 => branches.pop().unwrap_or_default(),
+        _ => doc! { combinator: branches },
+    }
 }
 
 /// Wraps a model's object schema as a collection validator.
@@ -279,18 +397,21 @@ mod tests {
 
     #[test]
     fn object_lists_required_fields() {
-        let schema = object_schema(vec![
-            Property {
-                name: "_id",
-                schema: String::bson_schema(),
-                required: true,
-            },
-            Property {
-                name: "bio",
-                schema: Option::<String>::bson_schema(),
-                required: false,
-            },
-        ]);
+        let schema = object_schema(
+            vec![
+                Property {
+                    name: "_id",
+                    schema: String::bson_schema(),
+                    required: true,
+                },
+                Property {
+                    name: "bio",
+                    schema: Option::<String>::bson_schema(),
+                    required: false,
+                },
+            ],
+            true,
+        );
         assert_eq!(
             schema.get_array("required").ok(),
             Some(&vec![Bson::from("_id")])
@@ -299,5 +420,108 @@ mod tests {
             .get_document("properties")
             .unwrap()
             .contains_key("bio"));
+    }
+
+    #[test]
+    fn objects_are_closed_unless_open() {
+        let property = || Property {
+            name: "a",
+            schema: String::bson_schema(),
+            required: true,
+        };
+        let closed = object_schema(vec![property()], true);
+        assert_eq!(closed.get_bool("additionalProperties"), Ok(false));
+        let open = object_schema(vec![property()], false);
+        assert!(!open.contains_key("additionalProperties"));
+    }
+
+    #[test]
+    fn option_of_a_tagged_or_untagged_enum_admits_null() {
+        let tagged = one_of(vec![enum_of(&["A"]), doc! { "bsonType": "object" }]);
+        assert_eq!(
+            nullable(tagged.clone()),
+            doc! { "anyOf": [{ "bsonType": "null" }, tagged] }
+        );
+        let untagged = any_of(vec![
+            doc! { "bsonType": "string" },
+            doc! { "bsonType": "int" },
+        ]);
+        let nullable_untagged = nullable(untagged);
+        assert_eq!(
+            nullable_untagged.get_array("anyOf").map(Vec::len),
+            Ok(3),
+            "{nullable_untagged}"
+        );
+        assert_eq!(nullable(nullable_untagged.clone()), nullable_untagged);
+    }
+
+    #[test]
+    fn one_branch_needs_no_combinator() {
+        assert_eq!(
+            one_of(vec![enum_of(&["A", "B"])]),
+            doc! { "enum": ["A", "B"] }
+        );
+        assert_eq!(any_of(Vec::new()), Document::new());
+    }
+
+    #[test]
+    fn tuples_describe_each_position() {
+        assert_eq!(
+            tuple_of(vec![i32::bson_schema(), String::bson_schema()]),
+            doc! {
+                "bsonType": "array", "minItems": 2_i64, "maxItems": 2_i64,
+                "items": [{ "bsonType": "int" }, { "bsonType": "string" }],
+            }
+        );
+    }
+
+    #[test]
+    fn the_tag_joins_the_content_of_an_internally_tagged_newtype() {
+        let content = object_schema(
+            vec![Property {
+                name: "parts",
+                schema: with_max_items(Vec::<String>::bson_schema(), 2),
+                required: true,
+            }],
+            true,
+        );
+        let tagged = with_tag(content, "kind", "att", true);
+        assert_eq!(
+            tagged.get_array("required").ok(),
+            Some(&vec![Bson::from("parts"), Bson::from("kind")])
+        );
+        assert_eq!(
+            tagged
+                .get_document("properties")
+                .unwrap()
+                .get_document("kind"),
+            Ok(&doc! { "enum": ["att"] })
+        );
+        assert_eq!(tagged.get_bool("additionalProperties"), Ok(false));
+
+        // A bounded map holds the tag as one more entry.
+        let map = with_max_items(HashMap::<String, i32>::bson_schema(), 5);
+        assert_eq!(
+            with_tag(map, "kind", "m", true).get_i64("maxProperties"),
+            Ok(6)
+        );
+        // A unit struct stores the tag alone; unknown content stays open.
+        let unit = with_tag(doc! { "bsonType": "null" }, "kind", "u", true);
+        assert_eq!(unit.get_bool("additionalProperties"), Ok(false));
+        let unknown = with_tag(Document::new(), "kind", "x", true);
+        assert!(!unknown.contains_key("additionalProperties"));
+        // Each branch of an inner enum gets the tag.
+        let inner = one_of(vec![
+            object_schema(Vec::new(), true),
+            object_schema(Vec::new(), true),
+        ]);
+        let tagged = with_tag(inner, "kind", "e", true);
+        for branch in tagged.get_array("oneOf").unwrap() {
+            let branch = branch.as_document().unwrap();
+            assert!(branch
+                .get_document("properties")
+                .unwrap()
+                .contains_key("kind"));
+        }
     }
 }

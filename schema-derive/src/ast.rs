@@ -89,6 +89,10 @@ pub struct Variant<'a> {
     /// The stored (serde) name of the variant.
     pub stored: String,
     pub skip: bool,
+    /// `#[serde(untagged)]` on the variant: stored as its content alone.
+    pub untagged: bool,
+    /// `#[serde(with/serialize_with)]` on the variant: content not described.
+    pub custom_serializer: bool,
     pub style: Style,
     pub fields: Vec<Field<'a>>,
 }
@@ -378,6 +382,8 @@ fn parse_variant<'a>(
     Variant {
         stored,
         skip: serde.skip,
+        untagged: serde.untagged,
+        custom_serializer: serde.custom_serializer,
         style,
         fields,
     }

@@ -24,6 +24,7 @@ pub const MANY_TO_MANY: &str = "many_to_many";
 pub const COLLECTION: &str = "collection";
 pub const CRATE: &str = "crate";
 pub const INDEX: &str = "index";
+pub const OPEN: &str = "open";
 
 // `index(...)` keys.
 pub const KEYS: &str = "keys";
@@ -65,7 +66,7 @@ pub const DESC: &str = "desc";
 pub const NEWEST: &str = "newest";
 pub const OLDEST: &str = "oldest";
 
-const DOCUMENT_KEYS: &[&str] = &[COLLECTION, CRATE, INDEX];
+const DOCUMENT_KEYS: &[&str] = &[COLLECTION, CRATE, INDEX, OPEN];
 const INDEX_KEYS: &[&str] = &[KEYS, NAME, UNIQUE, SPARSE, EXPIRE_AFTER, PARTIAL];
 const PARTIAL_OPS: &[&str] = &[EXISTS, EQ, GT, GTE, LT, LTE, TYPE];
 const EMBED_KEYS: &[&str] = &[MAX, KEEP, HISTORY, UNBOUNDED];
@@ -194,6 +195,9 @@ pub struct ContainerAttrs {
     pub collection: Option<LitStr>,
     pub krate: Option<syn::Path>,
     pub indexes: Vec<IndexAttr>,
+    /// `open`: the validator admits fields the type does not declare (at
+    /// this type's own level only; its sub-documents decide for themselves).
+    pub open: bool,
 }
 
 /// `keep = "newest" | "oldest"`.
@@ -784,6 +788,7 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute], for_document: bool) -> Containe
                     out.indexes.push(index);
                 }
             }
+            OPEN => flag(cx, meta, name, span, &mut out.open),
             _ => {
                 unknown_key(cx, DOCUMENT, name, span, DOCUMENT_KEYS);
                 out.unknown_keys = true;

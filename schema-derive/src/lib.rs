@@ -36,6 +36,8 @@ use crate::ast::Derive;
 ///     expire_after = 3600               TTL in seconds (>= 1); exactly one key
 ///     partial(status = "active", email(exists = true), age(gt = 18, lte = 65))
 ///                                       ops: exists, eq, gt, gte, lt, lte, type
+/// open                                  the validator admits fields the model does not
+///                                       declare (default: closed, `additionalProperties: false`)
 /// ```
 ///
 /// Field names in `keys`, `sort` and `partial` are Rust names; they are
@@ -80,12 +82,17 @@ pub fn derive_document(input: TokenStream) -> TokenStream {
 /// Its fields follow the same rule as a document's (`#[embed(...)]` on
 /// arrays and maps); `#[reference]` and `#[many_to_many]` are only accepted
 /// when the type is also a `#[derive(Document)]` (it has `collection`).
-/// `#[document(crate = "...")]` overrides the path to `schema_core`.
+/// `#[document(crate = "...")]` overrides the path to `schema_core`;
+/// `#[document(open)]` lets the validator admit fields the type does not
+/// declare (at this type's level only; by default every object is closed).
 ///
-/// The schema of an enum: `{"enum": [names]}` for unit-only externally
-/// tagged enums; `{"bsonType": "object", "required": [tag], ...}` with
-/// `#[serde(tag = "...")]`; no constraint otherwise. A newtype struct has
-/// its field's schema. Type parameters get `Bounded + BsonSchema` bounds.
+/// The schema of an enum follows serde's representation (external,
+/// `tag`, `tag` + `content`, `untagged`): one branch per variant, holding the
+/// variant's fields with their own `maxItems`, combined with `oneOf`
+/// (`anyOf` when untagged); unit variants share one `enum` list. A variant
+/// with `#[serde(with/serialize_with)]` leaves the enum unconstrained. A
+/// newtype struct has its field's schema, a tuple struct one schema per
+/// position. Type parameters get `Bounded + BsonSchema` bounds.
 #[proc_macro_derive(Embedded, attributes(document, embed, reference, many_to_many))]
 pub fn derive_embedded(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

@@ -107,6 +107,8 @@ fn lower_first(s: &str) -> String {
 /// Container-level serde attributes the derive needs.
 #[derive(Default)]
 pub struct SerdeContainer {
+    /// `rename = "..."`: the name a struct's `tag` stores.
+    pub rename: Option<String>,
     /// `rename_all = "..."` (the serialize side).
     pub rename_all: Option<RenameRule>,
     /// `rename_all_fields = "..."` (enums: fields of struct variants).
@@ -144,13 +146,21 @@ pub struct SerdeVariant {
     pub rename: Option<String>,
     pub rename_all: Option<RenameRule>,
     pub skip: bool,
+    /// `untagged` on the variant: stored as its content alone.
+    pub untagged: bool,
+    /// `with`/`serialize_with`: the stored content is not the fields'.
+    pub custom_serializer: bool,
 }
 
 /// Reads every `#[serde(...)]` on a container.
 pub fn container(attrs: &[Attribute]) -> SerdeContainer {
     let mut out = SerdeContainer::default();
     for_each_serde_meta(attrs, |meta| {
-        if meta.path.is_ident("rename_all") {
+        if meta.path.is_ident("rename") {
+            if let Some(name) = serialize_name(meta) {
+                out.rename = Some(name);
+            }
+        } else if meta.path.is_ident("rename_all") {
             out.rename_all = rename_rule(meta);
         } else if meta.path.is_ident("rename_all_fields") {
             out.rename_all_fields = rename_rule(meta);
@@ -202,6 +212,10 @@ pub fn variant(attrs: &[Attribute]) -> SerdeVariant {
             out.rename_all = rename_rule(meta);
         } else if meta.path.is_ident("skip") || meta.path.is_ident("skip_serializing") {
             out.skip = true;
+        } else if meta.path.is_ident("untagged") {
+            out.untagged = true;
+        } else if meta.path.is_ident("with") || meta.path.is_ident("serialize_with") {
+            out.custom_serializer = true;
         }
     });
     out

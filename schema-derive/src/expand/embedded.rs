@@ -1,19 +1,13 @@
 //! `#[derive(Embedded)]`: `impl Bounded`, `impl BsonSchema` and
-//! `impl Embedded` for a sub-document (a struct or an enum).
-//!
-//! The schema of an enum follows its serde representation:
-//! - only unit variants, externally tagged: `{"enum": [variant names]}`;
-//! - internally or adjacently tagged (`#[serde(tag = "...")]`):
-//!   `{"bsonType": "object", "required": [tag], "properties": {tag: {"enum": [names]}}}`;
-//! - anything else (data-carrying external or untagged variants): `{}`, no
-//!   constraint. Every variant's fields are still checked to be bounded.
+//! `impl Embedded` for a sub-document (a struct or an enum). The schema
+//! itself is built in `validator.rs`, one branch per enum variant.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{parse_quote, Generics};
 
 use super::{bounded, private, validator};
-use crate::ast::{Data, Derive, Input, Style, Variant};
+use crate::ast::{Data, Derive, Input};
 
 pub fn expand(input: &Input) -> TokenStream {
     let p = private(input);
@@ -78,17 +72,8 @@ fn schema(input: &Input) -> (TokenStream, TokenStream) {
             // A newtype is stored as its field.
             [only] => delegate(input, only),
             _ => {
-                let len = fields.len() as i64;
-                (
-                    quote! {{
-                        let mut schema = #p::bson::Document::new();
-                        schema.insert("bsonType", "array");
-                        schema.insert("minItems", #len);
-                        schema.insert("maxItems", #len);
-                        schema
-                    }},
-                    no,
-                )
+                let stored: Vec<_> = fields.iter().filter(|f| f.is_stored()).collect();
+                (validator::tuple(input, &stored), no)
             }
         },
         Data::Unit => (
@@ -99,7 +84,7 @@ fn schema(input: &Input) -> (TokenStream, TokenStream) {
             }},
             no,
         ),
-        Data::Enum(variants) => (enum_schema(input, variants), no),
+        Data::Enum(variants) => (validator::enumeration(input, variants), no),
     }
 }
 
@@ -110,36 +95,4 @@ fn delegate(input: &Input, field: &crate::ast::Field) -> (TokenStream, TokenStre
         validator::schema(input, field),
         quote!(<#ty as #p::BsonSchema>::optional()),
     )
-}
-
-fn enum_schema(input: &Input, variants: &[Variant]) -> TokenStream {
-    let p = private(input);
-    let names: Vec<&str> = variants
-        .iter()
-        .filter(|v| !v.skip)
-        .map(|v| v.stored.as_str())
-        .collect();
-    let all_unit = variants.iter().all(|v| v.style == Style::Unit);
-    let serde = &input.serde;
-    if let (Some(tag), false) = (&serde.tag, serde.untagged) {
-        return quote! {{
-            let mut tag = #p::bson::Document::new();
-            tag.insert("enum", #p::vec![#(#p::bson::Bson::String(#p::String::from(#names))),*]);
-            let mut properties = #p::bson::Document::new();
-            properties.insert(#tag, tag);
-            let mut schema = #p::bson::Document::new();
-            schema.insert("bsonType", "object");
-            schema.insert("required", #p::vec![#p::bson::Bson::String(#p::String::from(#tag))]);
-            schema.insert("properties", properties);
-            schema
-        }};
-    }
-    if all_unit && !serde.untagged {
-        return quote! {{
-            let mut schema = #p::bson::Document::new();
-            schema.insert("enum", #p::vec![#(#p::bson::Bson::String(#p::String::from(#names))),*]);
-            schema
-        }};
-    }
-    quote!(#p::bson::Document::new())
 }

@@ -1,32 +1,213 @@
-//! The `$jsonSchema` of a struct: one property per stored field, from the
-//! field type's `BsonSchema`, with `maxItems` from `#[embed(max = N)]` and
+//! The `$jsonSchema` of a struct or an enum, as serde stores it.
+//!
+//! A struct is an object with one property per stored field, from the field
+//! type's `BsonSchema`, with `maxItems` from `#[embed(max = N)]` and
 //! `#[many_to_many(max = N)]`, and `required` for fields always written.
+//! Every object is closed (`additionalProperties: false`) unless the type
+//! says `#[document(open)]`.
+//!
+//! An enum gets one branch per variant, following its serde representation
+//! (`"V"` is the variant's stored name, `t` the tag, `c` the content key):
+//!
+//! | representation | unit `V` | `V(T)` | `V(A, B)` | `V { a, b }` |
+//! | --- | --- | --- | --- | --- |
+//! | external (default) | `"V"` | `{V: T}` | `{V: [A, B]}` | `{V: {a, b}}` |
+//! | internal (`tag`) | `{t: "V"}` | `{t: "V", ..T}` | (serde refuses) | `{t: "V", a, b}` |
+//! | adjacent (`tag`, `content`) | `{t: "V"}` | `{t: "V", c: T}` | `{t: "V", c: [A, B]}` | `{t: "V", c: {a, b}}` |
+//! | untagged | `null` | `T` | `[A, B]` | `{a, b}` |
+//!
+//! Unit variants share one branch (their names in an `enum` list). Tagged
+//! branches differ by their tag, so they are combined with `oneOf`; when any
+//! variant is untagged (the enum or the variant says `#[serde(untagged)]`),
+//! with `anyOf`. A variant with its own serializer (`with`,
+//! `serialize_with`) stores something the derive cannot see: the enum is
+//! then left unconstrained (`{}`).
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 
 use super::{private, private_at};
-use crate::ast::{Field, Input};
+use crate::ast::{Data, Field, Input, Style, Variant};
 use crate::attr::FieldKind;
 use crate::ty;
 
-/// `object_schema(vec![Property { .. }, ..])` over the stored fields.
+/// The object schema of a struct: its stored fields, plus the tag of
+/// `#[serde(tag = "...")]` on a struct (serde then stores the struct's name
+/// under that key).
 pub fn object(input: &Input, fields: &[Field]) -> TokenStream {
+    let mut properties = Vec::new();
+    if let (Data::Struct(_), Some(tag)) = (&input.data, &input.serde.tag) {
+        let name = match &input.serde.rename {
+            Some(rename) => rename.clone(),
+            None => input.ident.unraw().to_string(),
+        };
+        properties.push(tag_property(input, tag, &[name.as_str()]));
+    }
+    properties.extend(field_properties(input, fields));
+    object_of(input, properties)
+}
+
+/// The schema of an enum: one branch per stored variant (see the module docs).
+pub fn enumeration(input: &Input, variants: &[Variant]) -> TokenStream {
     let p = private(input);
-    let properties = fields.iter().filter(|f| f.is_stored()).map(|field| {
-        let name = &field.stored;
-        let schema = schema(input, field);
-        let required = required(input, field);
-        quote! {
-            #p::Property {
-                name: #name,
-                schema: #schema,
-                required: #required,
-            }
+    let stored: Vec<&Variant> = variants.iter().filter(|v| !v.skip).collect();
+    if stored.iter().any(|v| v.custom_serializer) {
+        return quote!(#p::bson::Document::new());
+    }
+    let serde = &input.serde;
+    let mut units = Vec::new();
+    let mut branches = Vec::new();
+    let mut untagged = Vec::new();
+    for variant in stored {
+        if serde.untagged || variant.untagged {
+            untagged.push(untagged_branch(input, variant));
+        } else if variant.style == Style::Unit {
+            units.push(variant.stored.as_str());
+        } else {
+            branches.push(match (&serde.tag, &serde.content) {
+                (None, _) => external_branch(input, variant),
+                (Some(tag), None) => internal_branch(input, variant, tag),
+                (Some(tag), Some(content)) => adjacent_branch(input, variant, tag, content),
+            });
         }
-    });
-    quote!(#p::object_schema(#p::vec![#(#properties),*]))
+    }
+    if !units.is_empty() {
+        let unit = match &serde.tag {
+            None => quote!(#p::enum_of(&[#(#units),*])),
+            Some(tag) => object_of(input, vec![tag_property(input, tag, &units)]),
+        };
+        branches.insert(0, unit);
+    }
+    let combine = if untagged.is_empty() {
+        quote!(one_of)
+    } else {
+        quote!(any_of)
+    };
+    branches.extend(untagged);
+    quote!(#p::#combine(#p::vec![#(#branches),*]))
+}
+
+/// `{"V": content}` (externally tagged, the serde default).
+fn external_branch(input: &Input, variant: &Variant) -> TokenStream {
+    let content = content(input, variant);
+    let name = &variant.stored;
+    object_of(input, vec![property(input, name, content, quote!(true))])
+}
+
+/// `{"t": "V", ..fields}` (`#[serde(tag = "t")]`).
+fn internal_branch(input: &Input, variant: &Variant, tag: &str) -> TokenStream {
+    let p = private(input);
+    let name = &variant.stored;
+    match (variant.style, stored_fields(variant).as_slice()) {
+        (Style::Newtype, [only]) => {
+            let schema = schema(input, only);
+            let closed = !input.attrs.open;
+            quote!(#p::with_tag(#schema, #tag, #name, #closed))
+        }
+        (Style::Struct, fields) => {
+            let mut properties = vec![tag_property(input, tag, &[name.as_str()])];
+            properties.extend(fields.iter().map(|f| field_property(input, f)));
+            object_of(input, properties)
+        }
+        // Serde refuses tuple variants here; anything else holds the tag.
+        _ => quote!(#p::with_tag(#p::bson::Document::new(), #tag, #name, false)),
+    }
+}
+
+/// `{"t": "V", "c": content}` (`#[serde(tag = "t", content = "c")]`).
+fn adjacent_branch(input: &Input, variant: &Variant, tag: &str, key: &str) -> TokenStream {
+    let content = content(input, variant);
+    let name = &variant.stored;
+    object_of(
+        input,
+        vec![
+            tag_property(input, tag, &[name.as_str()]),
+            property(input, key, content, quote!(true)),
+        ],
+    )
+}
+
+/// The variant's content alone (`#[serde(untagged)]`); a unit variant is `null`.
+fn untagged_branch(input: &Input, variant: &Variant) -> TokenStream {
+    let p = private(input);
+    match variant.style {
+        Style::Unit => quote!({
+            let mut schema = #p::bson::Document::new();
+            schema.insert("bsonType", "null");
+            schema
+        }),
+        _ => content(input, variant),
+    }
+}
+
+/// What a data-carrying variant stores as its content: its one field, an
+/// array of its fields, or an object of its named fields.
+fn content(input: &Input, variant: &Variant) -> TokenStream {
+    let fields = stored_fields(variant);
+    match (variant.style, fields.as_slice()) {
+        (Style::Newtype, [only]) => schema(input, only),
+        (Style::Struct, _) => object_of(input, field_properties(input, &variant.fields)),
+        (_, fields) => tuple(input, fields),
+    }
+}
+
+fn stored_fields<'v, 'a>(variant: &'v Variant<'a>) -> Vec<&'v Field<'a>> {
+    variant.fields.iter().filter(|f| f.is_stored()).collect()
+}
+
+/// A fixed-length array, one schema per position.
+pub fn tuple(input: &Input, fields: &[&Field]) -> TokenStream {
+    let p = private(input);
+    let items = fields.iter().map(|f| schema(input, f));
+    quote!(#p::tuple_of(#p::vec![#(#items),*]))
+}
+
+/// `object_schema(vec![..], closed)`: closed unless `#[document(open)]`.
+fn object_of(input: &Input, properties: Vec<TokenStream>) -> TokenStream {
+    let p = private(input);
+    let closed = !input.attrs.open;
+    quote!(#p::object_schema(#p::vec![#(#properties),*], #closed))
+}
+
+fn field_properties(input: &Input, fields: &[Field]) -> Vec<TokenStream> {
+    fields
+        .iter()
+        .filter(|f| f.is_stored())
+        .map(|field| field_property(input, field))
+        .collect()
+}
+
+fn field_property(input: &Input, field: &Field) -> TokenStream {
+    property(
+        input,
+        &field.stored,
+        schema(input, field),
+        required(input, field),
+    )
+}
+
+/// A required tag holding one of `names`.
+fn tag_property(input: &Input, tag: &str, names: &[&str]) -> TokenStream {
+    let p = private(input);
+    property(
+        input,
+        tag,
+        quote!(#p::enum_of(&[#(#names),*])),
+        quote!(true),
+    )
+}
+
+fn property(input: &Input, name: &str, schema: TokenStream, required: TokenStream) -> TokenStream {
+    let p = private(input);
+    quote! {
+        #p::Property {
+            name: #name,
+            schema: #schema,
+            required: #required,
+        }
+    }
 }
 
 /// The schema of one field.
