@@ -240,6 +240,37 @@ async fn everything_the_framework_writes_fits_the_closed_validator() {
     assert_eq!(read.tags, ["a", "t2"]);
 }
 
+#[tokio::test]
+async fn an_edge_collection_holds_its_two_ids_only() {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, "closed_edges").await;
+    let edges = Through::<Room, OpenRoom>::new(&db, "edges", "roomId", "openId");
+    let mut schema = Schema::new().with::<Room>().with::<OpenRoom>();
+    schema.push(edges.model_info());
+    schema.sync(&db).await.unwrap();
+    edges.link(&"r".to_owned(), &"o".to_owned()).await.unwrap();
+    let raw = db.collection::<BsonDocument>("edges");
+    let id = raw
+        .find_one(doc! {})
+        .await
+        .unwrap()
+        .unwrap()
+        .get("_id")
+        .cloned()
+        .unwrap();
+    let pushed = raw
+        .update_one(
+            doc! { "_id": id },
+            doc! { "$push": { "junk": { "$each": five_thousand() } } },
+        )
+        .await;
+    assert_eq!(code(&pushed.unwrap_err()), Some(121));
+    assert!(edges
+        .contains(&"r".to_owned(), &"o".to_owned())
+        .await
+        .unwrap());
+}
+
 #[test]
 fn every_level_the_model_describes_is_closed() {
     let schema = Room::json_schema();

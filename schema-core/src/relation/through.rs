@@ -115,7 +115,7 @@ impl<L: Document, R: Document> Through<L, R> {
 
     /// The edge collection as a model for setup: register it with
     /// [`Schema::push`](crate::Schema::push) so that `sync` creates it, its
-    /// validator (both ids required) and both indexes.
+    /// validator (both ids required, no other field) and both indexes.
     pub fn model_info(&self) -> ModelInfo {
         ModelInfo {
             name: self.collection,
@@ -123,6 +123,8 @@ impl<L: Document, R: Document> Through<L, R> {
             validator: doc! { "$jsonSchema": {
                 "bsonType": "object",
                 "required": [self.left, self.right],
+                "properties": { "_id": {}, self.left: {}, self.right: {} },
+                "additionalProperties": false,
             } },
             indexes: self.indexes(),
             needs_transactions: false,
