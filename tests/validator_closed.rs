@@ -271,6 +271,43 @@ async fn an_edge_collection_holds_its_two_ids_only() {
         .unwrap());
 }
 
+/// Closing is a tightening: stored documents that hold undeclared fields are
+/// counted and the new validator is refused until the caller chooses how.
+#[tokio::test]
+async fn closing_a_collection_that_holds_undeclared_fields_is_refused_by_sync() {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, "closed_upgrade").await;
+    let raw = db.collection::<BsonDocument>("open_rooms");
+    raw.insert_one(doc! {
+        "_id": "old", "name": "n", "profile": { "kind": "prof", "bio": "" }, "legacy": [1, 2],
+    })
+    .await
+    .unwrap();
+    // The open model accepts it as it is.
+    Schema::new().with::<OpenRoom>().sync(&db).await.unwrap();
+    // The same collection under a closed model: counted and refused.
+    #[derive(Document, Serialize, Deserialize, Debug)]
+    #[document(collection = "open_rooms")]
+    struct ClosedRoom {
+        #[serde(rename = "_id")]
+        id: String,
+        name: String,
+        profile: Profile,
+    }
+    let err = Schema::new()
+        .with::<ClosedRoom>()
+        .sync(&db)
+        .await
+        .unwrap_err();
+    match &err {
+        Error::ValidatorRejectsExisting { count, ids, .. } => {
+            assert_eq!((*count, ids.len()), (1, 1), "{err}");
+            assert!(ids[0].contains("old"), "{err}");
+        }
+        other => panic!("{other}"),
+    }
+}
+
 #[test]
 fn every_level_the_model_describes_is_closed() {
     let schema = Room::json_schema();
