@@ -74,6 +74,18 @@ enum Loose {
     },
 }
 
+/// Tagged variants and a last, untagged one (`#[serde(untagged)]` on the variant).
+#[derive(Embedded, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "lowercase")]
+enum Label {
+    Named {
+        #[embed(max = 2)]
+        parts: Vec<String>,
+    },
+    #[serde(untagged)]
+    Free(String),
+}
+
 /// Unit-only: the stored name alone.
 #[derive(Embedded, Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
 enum Color {
@@ -93,6 +105,7 @@ struct Thing {
     msg: Msg,
     loose: Loose,
     color: Color,
+    label: Label,
     maybe_event: Option<Event>,
     #[embed(max = 4)]
     history: Vec<Shape>,
@@ -143,6 +156,11 @@ fn every_variant() -> Vec<Thing> {
             msg: msgs[i].clone(),
             loose: loose[i].clone(),
             color: colors[i],
+            label: if i % 2 == 0 {
+                Label::Named { parts: strings(2) }
+            } else {
+                Label::Free(format!("free {i}"))
+            },
             maybe_event: (i % 2 == 1).then(|| events[i].clone()),
             history: shapes.to_vec(),
         })
@@ -188,7 +206,12 @@ async fn a_value_of_every_variant_is_accepted_and_reads_back() {
         t1.get_document("event").unwrap(),
         &doc! { "kind": "NOTE", "TEXT_LINES": ["s0", "s1", "s2"] }
     );
+    assert_eq!(t1.get_str("label").unwrap(), "free 1");
     let t2 = raw.find_one(doc! { "_id": "t2" }).await.unwrap().unwrap();
+    assert_eq!(
+        t2.get_document("label").unwrap(),
+        &doc! { "named": { "parts": ["s0", "s1"] } }
+    );
     assert_eq!(
         t2.get_document("event").unwrap(),
         &doc! { "kind": "att", "parts": ["s0", "s1"] }
@@ -264,6 +287,10 @@ async fn a_variant_array_over_its_max_is_refused_by_the_server() {
             doc! { "$set": { "maybeEvent": { "kind": "NOTE", "TEXT_LINES": four.clone() } } },
         ),
         (
+            "a tagged variant beside an untagged one: 3 parts, max 2",
+            doc! { "$set": { "label": { "named": { "parts": ["a", "b", "c"] } } } },
+        ),
+        (
             "an array of enums: a push into item 1 past max 3",
             doc! { "$push": { "history.1.tags": "x" } },
         ),
@@ -325,6 +352,10 @@ async fn a_wrong_tag_or_an_undeclared_variant_field_is_refused() {
         (
             "an untagged value matching no variant",
             doc! { "$set": { "loose": 5 } },
+        ),
+        (
+            "neither the tagged nor the untagged variant",
+            doc! { "$set": { "label": 5 } },
         ),
         (
             "a unit-only enum's unknown name",
