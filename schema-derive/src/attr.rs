@@ -195,9 +195,10 @@ pub struct ContainerAttrs {
     pub collection: Option<LitStr>,
     pub krate: Option<syn::Path>,
     pub indexes: Vec<IndexAttr>,
-    /// `open`: the validator admits fields the type does not declare (at
-    /// this type's own level only; its sub-documents decide for themselves).
-    pub open: bool,
+    /// `open`, with its span: the validator admits fields the type does not
+    /// declare (at this type's own level only; its sub-documents decide for
+    /// themselves).
+    pub open: Option<Span>,
 }
 
 /// `keep = "newest" | "oldest"`.
@@ -788,7 +789,11 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute], for_document: bool) -> Containe
                     out.indexes.push(index);
                 }
             }
-            OPEN => flag(cx, meta, name, span, &mut out.open),
+            OPEN => {
+                let mut seen = out.open.is_some();
+                flag(cx, meta, name, span, &mut seen);
+                out.open = Some(span);
+            }
             _ => {
                 unknown_key(cx, DOCUMENT, name, span, DOCUMENT_KEYS);
                 out.unknown_keys = true;

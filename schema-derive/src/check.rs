@@ -32,6 +32,7 @@ pub fn check(cx: &Ctxt, input: &Input) {
     indexes_are_distinct(cx, input);
     id_is_not_indexed_again(cx, input);
     stored_names_are_distinct(cx, input);
+    open_has_an_object(cx, input);
 }
 
 /// Fields whose attributes did not conflict: a conflict is reported alone.
@@ -431,4 +432,46 @@ fn stored_names_are_distinct(cx: &Ctxt, input: &Input) {
             seen.insert(&field.stored, field);
         }
     }
+}
+
+/// `#[document(open)]` opens the type's own object in the validator; a type
+/// stored as something else has none, so the key would do nothing.
+fn open_has_an_object(cx: &Ctxt, input: &Input) {
+    let Some(span) = input.attrs.open else {
+        return;
+    };
+    let stored_as = match &input.data {
+        Data::Struct(fields) => match input.serde.transparent {
+            Some(_) if fields.iter().filter(|f| f.is_stored()).count() == 1 => {
+                "a transparent struct is stored as its field"
+            }
+            _ => return,
+        },
+        Data::Tuple(fields) if fields.len() == 1 => "a newtype is stored as its field",
+        Data::Tuple(_) => "a tuple struct is stored as an array",
+        Data::Unit => "a unit struct is stored as null",
+        Data::Enum(variants) => {
+            let objects = input.serde.tag.is_some()
+                || variants.iter().any(|v| {
+                    !v.skip
+                        && (v.custom_serializer
+                            || if input.serde.untagged || v.untagged {
+                                v.style == crate::ast::Style::Struct
+                            } else {
+                                v.style != crate::ast::Style::Unit
+                            })
+                });
+            if objects {
+                return;
+            }
+            "its variants are stored as names or as their content, never as an object"
+        }
+    };
+    cx.error_at(
+        span,
+        format!(
+            "`open` does nothing on `{}`: {stored_as}; `open` applies to a type stored as an object (a struct with named fields, or an enum with a tag or data-carrying variants)",
+            input.ident.unraw()
+        ),
+    );
 }

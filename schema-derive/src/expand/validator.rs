@@ -103,7 +103,7 @@ fn internal_branch(input: &Input, variant: &Variant, tag: &str) -> TokenStream {
     match (variant.style, stored_fields(variant).as_slice()) {
         (Style::Newtype, [only]) => {
             let schema = schema(input, only);
-            let closed = !input.attrs.open;
+            let closed = input.attrs.open.is_none();
             quote!(#p::with_tag(#schema, #tag, #name, #closed))
         }
         (Style::Struct, fields) => {
@@ -167,7 +167,7 @@ pub fn tuple(input: &Input, fields: &[&Field]) -> TokenStream {
 /// `object_schema(vec![..], closed)`: closed unless `#[document(open)]`.
 fn object_of(input: &Input, properties: Vec<TokenStream>) -> TokenStream {
     let p = private(input);
-    let closed = !input.attrs.open;
+    let closed = input.attrs.open.is_none();
     quote!(#p::object_schema(#p::vec![#(#properties),*], #closed))
 }
 
