@@ -14,6 +14,7 @@ pub mod embed;
 pub mod error;
 pub mod explain;
 pub mod field;
+mod id;
 pub mod index;
 pub mod model;
 pub mod plan;
@@ -63,6 +64,7 @@ pub mod prelude {
 pub mod __private {
     pub use crate::bounded::{assert_bounded, assert_bounded_items, Bounded, BoundedCollection};
     pub use crate::field::{EmbedField, Field, Keep, LinkField, RefField};
+    pub use crate::id::{IdAccepted, IdProbe, IdRefused};
     pub use crate::index::{Direction, IndexOrigin, IndexSpec};
     pub use crate::model::{Document, Embedded};
     pub use crate::relation::Relation;
@@ -77,5 +79,6 @@ pub mod __private {
         result::Result,
         time::Duration,
     };
+    pub use serde;
     pub use std::{string::String, vec, vec::Vec};
 }

@@ -1,6 +1,8 @@
 //! The parsed model of a derive input. Every node keeps the syn node it came
 //! from, so later stages can point errors at the user's tokens.
 
+use std::cell::Cell;
+
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::ext::IdentExt;
@@ -33,6 +35,9 @@ pub struct Input<'a> {
     pub attrs: ContainerAttrs,
     pub serde: SerdeContainer,
     pub data: Data<'a>,
+    /// A serde attribute of the input has a typo that serde or the compiler
+    /// reports: see [`crate::serde_typo`].
+    pub serde_typo: bool,
 }
 
 pub enum Data<'a> {
@@ -60,6 +65,10 @@ pub struct Field<'a> {
     /// Two of the derive's attributes conflicted on this field (reported);
     /// checks of the kept one are skipped.
     pub conflicted: bool,
+    /// A mistake was reported on this field (by attribute parsing or a
+    /// check): the trait-bound assertions of the generated code skip it, so
+    /// that the same mistake is not reported twice.
+    pub flagged: Cell<bool>,
 }
 
 impl Field<'_> {
@@ -69,6 +78,16 @@ impl Field<'_> {
             Some(ident) => ident.span(),
             None => syn::spanned::Spanned::span(self.ty),
         }
+    }
+
+    /// Marks the field as reported (see [`Field::flagged`]).
+    pub fn flag(&self) {
+        self.flagged.set(true);
+    }
+
+    /// Whether a mistake was reported on the field.
+    pub fn is_flagged(&self) -> bool {
+        self.flagged.get()
     }
 
     /// Whether serde writes the field at all.
@@ -129,14 +148,17 @@ impl<'a> Input<'a> {
             ),
             syn::Data::Union(_) => Data::Unit,
         };
-        Input {
+        let mut model = Input {
             original: input,
             derive,
             ident: &input.ident,
             attrs,
             serde,
             data,
-        }
+            serde_typo: false,
+        };
+        model.serde_typo = crate::serde_typo::any(&model);
+        model
     }
 
     /// The path generated code uses for `schema_core`.
@@ -334,6 +356,7 @@ fn parse_fields<'a>(
                 Some(variant) => format!("{variant}.{name}"),
                 None => name.clone(),
             };
+            let before = cx.len();
             let (kind, conflicted) = attr::field(cx, &field.attrs, &label);
             Field {
                 original: field,
@@ -345,6 +368,7 @@ fn parse_fields<'a>(
                 serde,
                 kind,
                 conflicted,
+                flagged: Cell::new(cx.len() > before),
             }
         })
         .collect()

@@ -213,6 +213,8 @@ pub struct EmbedAttr {
     pub span: Span,
     /// `max = N`.
     pub max: Option<u32>,
+    /// Where `N` is written.
+    pub max_span: Option<Span>,
     /// `unbounded = "reason"`: the explicit escape hatch.
     pub unbounded: Option<LitStr>,
     pub keep: Option<Keep>,
@@ -236,6 +238,8 @@ pub struct LinkAttr {
     pub inverse: Option<Ident>,
     /// `max = N`; `None` means `DEFAULT_LINK_MAX`.
     pub max: Option<u32>,
+    /// Where `N` is written.
+    pub max_span: Option<Span>,
 }
 
 /// What a field's attribute says about how it is stored.
@@ -261,6 +265,21 @@ fn is_ours(attr: &Attribute) -> bool {
     [DOCUMENT, EMBED, REFERENCE, MANY_TO_MANY]
         .iter()
         .any(|name| attr.path().is_ident(name))
+}
+
+/// The attribute this one misspells, when its name is one or two edits from
+/// `serde` or one of the derive's own (`#[embd]`, `#[sered]`): the compiler
+/// reports it as unknown, and the derive's messages can say what was meant.
+pub fn misspelt(attr: &Attribute) -> Option<&'static str> {
+    let ident = attr.path().get_ident()?;
+    let name = ident.unraw().to_string();
+    let known = ["serde", DOCUMENT, EMBED, REFERENCE, MANY_TO_MANY];
+    if known.contains(&name.as_str()) {
+        return None;
+    }
+    let meant = suggest::closest(&name, known)?;
+    // `serde_as` (serde_with) is three edits from `serde`, and not a typo.
+    (suggest::distance(&name, meant) <= 2).then_some(meant)
 }
 
 /// The first segment of a key path, for messages and spans.
@@ -960,6 +979,7 @@ fn embed(cx: &Ctxt, attr: &Attribute) -> EmbedAttr {
     let mut out = EmbedAttr {
         span: attr_span(attr),
         max: None,
+        max_span: None,
         unbounded: None,
         keep: None,
         history: None,
@@ -975,8 +995,7 @@ fn embed(cx: &Ctxt, attr: &Attribute) -> EmbedAttr {
                 duplicate_key(cx, name, span);
             }
             max_given = true;
-            out.max = int_value(cx, meta, name, span, 1, u64::from(u32::MAX))
-                .and_then(|(n, _)| u32::try_from(n).ok());
+            (out.max, out.max_span) = max_value(cx, meta, name, span);
         }
         UNBOUNDED => {
             unbounded_span = Some(span);
@@ -1099,6 +1118,7 @@ fn many_to_many(cx: &Ctxt, attr: &Attribute) -> LinkAttr {
         to: None,
         inverse: None,
         max: None,
+        max_span: None,
     };
     let mut two_sided = None;
     let mut one_sided = None;
@@ -1142,8 +1162,7 @@ fn many_to_many(cx: &Ctxt, attr: &Attribute) -> LinkAttr {
             if out.max.is_some() {
                 duplicate_key(cx, name, span);
             }
-            out.max = int_value(cx, meta, name, span, 1, u64::from(u32::MAX))
-                .and_then(|(n, _)| u32::try_from(n).ok());
+            (out.max, out.max_span) = max_value(cx, meta, name, span);
         }
         _ => {
             unknown_key(cx, MANY_TO_MANY, name, span, MANY_TO_MANY_KEYS);
@@ -1178,6 +1197,19 @@ fn many_to_many(cx: &Ctxt, attr: &Attribute) -> LinkAttr {
         );
     }
     out
+}
+
+/// `max = N`, `N` from 1 to `u32::MAX`, with the span of `N`.
+fn max_value(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta,
+    name: &str,
+    span: Span,
+) -> (Option<u32>, Option<Span>) {
+    match int_value(cx, meta, name, span, 1, u64::from(u32::MAX)) {
+        Some((n, at)) => (u32::try_from(n).ok(), Some(at)),
+        None => (None, None),
+    }
 }
 
 /// The span of an attribute's name (`embed` in `#[embed(...)]`).

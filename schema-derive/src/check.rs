@@ -9,6 +9,7 @@ use syn::ext::IdentExt;
 use crate::ast::{key_text, Data, Derive, Field, Input, Origin};
 use crate::attr::{FieldKind, KeyName, EMBED, MANY_TO_MANY, REFERENCE};
 use crate::ctxt::Ctxt;
+use crate::size::{self, Keys};
 use crate::suggest;
 use crate::ty::{self, Growable};
 
@@ -16,6 +17,7 @@ pub fn check(cx: &Ctxt, input: &Input) {
     document_is_a_struct_with_named_fields(cx, input);
     document_has_a_collection(cx, input);
     document_has_an_id(cx, input);
+    id_is_one_value(cx, input);
     document_is_not_generic(cx, input);
     flatten_is_not_supported(cx, input);
     document_is_not_transparent(cx, input);
@@ -24,6 +26,7 @@ pub fn check(cx: &Ctxt, input: &Input) {
     many_to_many_is_on_an_array(cx, input);
     many_to_many_is_never_null(cx, input);
     reference_holds_one_id(cx, input);
+    max_fits_in_a_document(cx, input);
     links_are_on_documents(cx, input);
     attributes_are_on_stored_fields(cx, input);
     reference_sort_is_a_field(cx, input);
@@ -33,6 +36,13 @@ pub fn check(cx: &Ctxt, input: &Input) {
     id_is_not_indexed_again(cx, input);
     stored_names_are_distinct(cx, input);
     open_has_an_object(cx, input);
+}
+
+/// Reports `msg` at `span` about `field`, and marks the field so that the
+/// generated trait-bound assertions do not report the same mistake again.
+fn report<M: std::fmt::Display>(cx: &Ctxt, field: &Field, span: proc_macro2::Span, msg: M) {
+    field.flag();
+    cx.error_at(span, msg);
 }
 
 /// Fields whose attributes did not conflict: a conflict is reported alone.
@@ -82,16 +92,95 @@ fn document_has_a_collection(cx: &Ctxt, input: &Input) {
 }
 
 /// Every stored document has an `_id`; the model must say which field holds it.
+/// Not reported when serde rejects one of the input's serde attributes: the
+/// `rename = "_id"` may be in the one serde reports.
 fn document_has_an_id(cx: &Ctxt, input: &Input) {
     if input.derive == Derive::Document
         && matches!(input.data, Data::Struct(_))
         && input.id_field().is_none()
+        && !input.serde_typo
     {
         cx.error_spanned_by(
             input.ident,
             "a document needs an `_id` field: add `#[serde(rename = \"_id\")] id: ...`",
         );
     }
+}
+
+/// `_id` is one value that the application sets: never null (a second
+/// document stored with `_id: null` is a duplicate key), never an array (the
+/// server refuses it). Types seen through an alias are caught by the
+/// `IdProbe` assertion in the generated code.
+fn id_is_one_value(cx: &Ctxt, input: &Input) {
+    if input.derive != Derive::Document {
+        return;
+    }
+    let Some(id) = input.id_field() else {
+        return;
+    };
+    if let Some(why) = id_refusal(id.ty) {
+        id.flag();
+        cx.error_spanned_by(id.ty, format!("`_id` (field `{}`) {why}", id.label));
+    }
+}
+
+/// Why a type as written cannot be an `_id`, or `None` when it may be.
+fn id_refusal(ty: &syn::Type) -> Option<String> {
+    let written = written(ty);
+    let one_value = "a document's `_id` is one value that the application sets, such as `ObjectId` (set with `ObjectId::new()`), a `String` or a `#[derive(Embedded)]` struct";
+    if ty::is_option(ty) {
+        return Some(format!(
+            "is `{written}`: `None` would be stored as `_id: null`, and the second such document fails with a duplicate key error (E11000); {one_value}"
+        ));
+    }
+    let array = match ty::peel(ty) {
+        syn::Type::Tuple(tuple) if tuple.elems.is_empty() => {
+            return Some(format!("is `()`, which is stored as null; {one_value}"));
+        }
+        syn::Type::Tuple(_) | syn::Type::Array(_) | syn::Type::Slice(_) => true,
+        other => matches!(ty::growable(other), Some(Growable::Array)),
+    };
+    if array {
+        return Some(format!(
+            "is `{written}`, which is stored as an array: the server refuses an array `_id`; {one_value}"
+        ));
+    }
+    let free_form = match ty::peel(ty) {
+        syn::Type::Path(path) => path
+            .path
+            .segments
+            .last()
+            .is_some_and(|last| last.ident == "Bson" && last.arguments.is_none()),
+        _ => false,
+    };
+    if free_form {
+        return Some(format!(
+            "is `{written}`, a free-form value that may be null or an array; {one_value}"
+        ));
+    }
+    None
+}
+
+/// A type as written, for messages: `Option<ObjectId>`, `(String, String)`.
+fn written(ty: &syn::Type) -> String {
+    let mut text = quote::quote!(#ty).to_string();
+    for (from, to) in [
+        (" :: ", "::"),
+        (":: ", "::"),
+        (" <", "<"),
+        ("< ", "<"),
+        (" >", ">"),
+        (" ,", ","),
+        ("( ", "("),
+        (" )", ")"),
+        ("[ ", "["),
+        (" ]", "]"),
+        (" ;", ";"),
+        ("& ", "&"),
+    ] {
+        text = text.replace(from, to);
+    }
+    text
 }
 
 /// A collection holds one concrete type.
@@ -110,7 +199,9 @@ fn document_is_not_generic(cx: &Ctxt, input: &Input) {
 fn flatten_is_not_supported(cx: &Ctxt, input: &Input) {
     for field in input.all_fields() {
         if let Some(span) = field.serde.flatten {
-            cx.error_at(
+            report(
+                cx,
+                field,
                 span,
                 format!(
                     "`#[serde(flatten)]` is not supported by `#[derive({})]`: list the fields here, or keep them in a sub-document field whose type derives `Embedded`",
@@ -139,17 +230,40 @@ fn arrays_and_maps_are_bounded(cx: &Ctxt, input: &Input) {
         if !field.is_stored() || !matches!(field.kind, FieldKind::Plain) {
             continue;
         }
+        // An array `_id` is refused by `id_is_one_value`, with its own reason.
+        let is_id = input.derive == Derive::Document && field.stored == "_id";
+        if is_id && id_refusal(field.ty).is_some() {
+            continue;
+        }
         if let Some(kind) = ty::growable(field.ty) {
+            field.flag();
             cx.error_spanned_by(
                 field.ty,
                 format!(
-                    "unbounded {} `{}`: add `#[embed(max = N)]`, or store the children in their own collection and point at the parent with `#[reference(index)]`",
+                    "unbounded {} `{}`: add `#[embed(max = N)]`, or store the children in their own collection and point at the parent with `#[reference(index)]`{}",
                     kind.noun(),
-                    field.label
+                    field.label,
+                    misspelt_hint(field),
                 ),
             );
         }
     }
+}
+
+/// ` (is `#[embd]` meant to be `#[embed]`?)` when one of the field's
+/// attributes misspells one of the derive's: the compiler reports the
+/// attribute as unknown, and this error says why the field is unbounded.
+fn misspelt_hint(field: &Field) -> String {
+    field
+        .original
+        .attrs
+        .iter()
+        .find_map(|attr| {
+            let meant = crate::attr::misspelt(attr).filter(|m| *m != "serde")?;
+            let found = attr.path().get_ident()?;
+            Some(format!(" (is `#[{found}]` meant to be `#[{meant}]`?)"))
+        })
+        .unwrap_or_default()
 }
 
 /// `#[embed(max = N)]` bounds an array or map; on a single value it means nothing.
@@ -160,7 +274,9 @@ fn embed_is_on_an_array_or_map(cx: &Ctxt, input: &Input) {
                 continue;
             }
             if let Some(scalar) = ty::scalar_name(field.ty) {
-                cx.error_at(
+                report(
+                    cx,
+                    field,
                     embed.span,
                     format!(
                         "`#[embed]` needs an array or map field; `{}` is a `{scalar}`",
@@ -181,7 +297,9 @@ fn many_to_many_is_on_an_array(cx: &Ctxt, input: &Input) {
                 (_, Some(Growable::Map)) => "a map".to_owned(),
                 _ => continue,
             };
-            cx.error_at(
+            report(
+                cx,
+                field,
                 link.span,
                 format!(
                     "`#[many_to_many]` needs an array of ids such as `Vec<ObjectId>`; `{}` is {found}",
@@ -199,7 +317,9 @@ fn many_to_many_is_never_null(cx: &Ctxt, input: &Input) {
     for field in checked_fields(input) {
         if let FieldKind::ManyToMany(link) = &field.kind {
             if ty::is_option(field.ty) {
-                cx.error_at(
+                report(
+                    cx,
+                    field,
                     link.span,
                     format!(
                         "`#[many_to_many]` id arrays are never null: write `{}` as `Vec<Id>` \
@@ -219,7 +339,9 @@ fn reference_holds_one_id(cx: &Ctxt, input: &Input) {
     for field in checked_fields(input) {
         if let FieldKind::Reference(reference) = &field.kind {
             if ty::is_list(field.ty) || ty::growable(field.ty).is_some() {
-                cx.error_at(
+                report(
+                    cx,
+                    field,
                     reference.span,
                     "`#[reference]` holds one id; for an array of ids use `#[many_to_many(...)]`",
                 );
@@ -229,22 +351,39 @@ fn reference_holds_one_id(cx: &Ctxt, input: &Input) {
 }
 
 /// References and many-to-many links create indexes and relations on a
-/// collection, so they belong to root documents.
+/// collection, so they belong to root documents. The message says what to
+/// write instead: the id as a plain field (or a bounded id array), indexed
+/// from the root document by its dotted path.
 fn links_are_on_documents(cx: &Ctxt, input: &Input) {
     // `collection` on an `Embedded` type: it is also a root document.
     if input.derive == Derive::Document || input.attrs.collection.is_some() {
         return;
     }
     for field in input.all_fields() {
-        let (name, span) = match &field.kind {
-            FieldKind::Reference(r) => (REFERENCE, r.span),
-            FieldKind::ManyToMany(l) => (MANY_TO_MANY, l.span),
+        let (name, span, instead) = match &field.kind {
+            FieldKind::Reference(r) => (
+                REFERENCE,
+                r.span,
+                format!("keep `{}` as a plain field (no attribute)", field.label),
+            ),
+            FieldKind::ManyToMany(l) => (
+                MANY_TO_MANY,
+                l.span,
+                format!(
+                    "keep `{}` as a bounded id array, `#[embed(max = N)]`",
+                    field.label
+                ),
+            ),
             _ => continue,
         };
-        cx.error_at(
+        report(
+            cx,
+            field,
             span,
             format!(
-                "`#[{name}]` is only supported on `#[derive(Document)]` fields: its index lives on the root document's collection"
+                "`#[{name}]` is only supported on `#[derive(Document)]` fields: its index lives on a collection, and a sub-document has none. Instead, {instead}, and index it from the document that embeds `{ident}` with `#[document(index(keys(\"<field>.{stored}\" = asc)))]` (`<field>`: the stored name of the field holding `{ident}`); or make `{ident}` a `#[derive(Document)]` in its own collection",
+                ident = input.ident,
+                stored = field.stored,
             ),
         );
     }
@@ -262,11 +401,59 @@ fn attributes_are_on_stored_fields(cx: &Ctxt, input: &Input) {
             FieldKind::Reference(r) => (REFERENCE, r.span),
             FieldKind::ManyToMany(l) => (MANY_TO_MANY, l.span),
         };
-        cx.error_at(
+        report(
+            cx,
+            field,
             span,
             format!(
                 "`#[{name}]` on `{}`, which serde skips: it is never stored; remove one of them",
                 field.label
+            ),
+        );
+    }
+}
+
+/// A `max` that no data can reach: even items that encode to nothing but their
+/// element header (see [`crate::size`]) would exceed the 16 MiB a document may
+/// hold. The derive sees only the field's tokens, so an array type it does
+/// not recognize gets the map bound, the lower of the two.
+fn max_fits_in_a_document(cx: &Ctxt, input: &Input) {
+    for field in checked_fields(input) {
+        let (attr, max, span, keys) = match &field.kind {
+            FieldKind::Embed(embed) => {
+                let keys = match ty::growable(field.ty) {
+                    Some(Growable::Array) => Keys::Indexes,
+                    _ => Keys::Strings,
+                };
+                (EMBED, embed.max, embed.max_span, keys)
+            }
+            // An id array is an array whatever its Rust type.
+            FieldKind::ManyToMany(link) => (MANY_TO_MANY, link.max, link.max_span, Keys::Indexes),
+            _ => continue,
+        };
+        let (Some(max), Some(span)) = (max, span) else {
+            continue;
+        };
+        let least = keys.min_bytes(u64::from(max));
+        if least <= size::MAX_DOCUMENT_SIZE {
+            continue;
+        }
+        let what = match keys {
+            Keys::Indexes => "array items",
+            Keys::Strings => "map entries",
+        };
+        report(
+            cx,
+            field,
+            span,
+            format!(
+                "`#[{attr}(max = {max})]` on `{}` can never be reached: {} {what} take at least {} bytes, more than the {} bytes (16 MiB) a whole document may hold; each item takes at least {}. At most {} items fit even then: choose a smaller `max`, or store the items in their own collection with `#[reference(index)]`",
+                field.label,
+                size::grouped(u64::from(max)),
+                size::grouped(least),
+                size::grouped(size::MAX_DOCUMENT_SIZE),
+                keys.per_item(),
+                size::grouped(keys.most_that_fit()),
             ),
         );
     }

@@ -5,7 +5,9 @@
 //! Each derive runs parse (`ast`, `attr`, `serde`) -> check (`check`)
 //! -> expand (`expand`). Every mistake found by parse and check is reported
 //! at once; the expansion then falls back to impls with dummy bodies so that
-//! the user does not also see a cascade of "trait not implemented" errors.
+//! the user does not also see a cascade of "trait not implemented" errors,
+//! next to the trait-bound assertions of every field no mistake was reported
+//! on, so that what only the compiler can see comes out in the same build.
 
 mod ast;
 mod attr;
@@ -13,6 +15,8 @@ mod check;
 mod ctxt;
 mod expand;
 mod serde;
+mod serde_typo;
+mod size;
 mod suggest;
 mod ty;
 
@@ -60,6 +64,12 @@ use crate::ast::Derive;
 ///                                       an id array (default max DEFAULT_LINK_MAX = 1000),
 ///                                       indexed {courseIds: 1}
 /// ```
+///
+/// `_id` is one value (not `Option`, `()`, `Bson` or an array, also behind an
+/// alias). A `#[reference(to = T)]` field holds `T::Id` or `Option<T::Id>`; a
+/// `#[many_to_many(to = T)]` array holds `T::Id`s. A `max` whose items cannot
+/// fit in 16 MiB even at their smallest (see the README's rule reference) is
+/// refused.
 ///
 /// Every other stored field must be bounded: a `Vec`, `VecDeque`, set, map
 /// or `bson::Array` (also inside `Option`, `Box`, `Arc`) without

@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::ext::IdentExt;
 
-use super::{bounded, fields, indexes, private, relations, validator};
+use super::{bounded, fields, ids, indexes, private, relations, validator};
 use crate::ast::Input;
 
 pub fn expand(input: &Input) -> TokenStream {
@@ -17,9 +17,11 @@ pub fn expand(input: &Input) -> TokenStream {
         .as_ref()
         .map(|lit| lit.value())
         .unwrap_or_default();
-    // check.rs guarantees an `_id` field before the real expansion runs.
+    let checks = bounded::expand(input);
+    // check.rs guarantees an `_id` field before the real expansion runs,
+    // unless serde rejects an attribute (then serde's error stands alone).
     let Some(id) = input.id_field() else {
-        return TokenStream::new();
+        return checks;
     };
     let id_ty = id.ty;
     let id_member = &id.member;
@@ -30,15 +32,18 @@ pub fn expand(input: &Input) -> TokenStream {
     let indexes = indexes::expand(input);
     let relations = relations::expand(input);
     let schema = validator::object(input, input.struct_fields());
-    let checks = bounded::expand(input);
+    let id_checks = ids::expand(input);
+    let serde_bound = serde_bound(input);
 
     quote! {
         #checks
 
+        #id_checks
+
         #fields_def
 
         #[automatically_derived]
-        impl #p::Document for #ident {
+        impl #p::Document for #ident #serde_bound {
             type Id = #id_ty;
             type Fields = #fields_ident;
             const FIELDS: #fields_ident = #fields_value;
@@ -61,5 +66,21 @@ pub fn expand(input: &Input) -> TokenStream {
                 #schema
             }
         }
+    }
+}
+
+/// When serde rejects one of the input's serde attributes it derives no
+/// `Serialize`/`Deserialize`, and an `impl Document` (whose supertraits they
+/// are) would add two errors to serde's one. The impl then holds only where
+/// they exist: a bound with a higher-ranked lifetime is not checked where the
+/// impl is written. Nothing changes when the serde impls do exist.
+pub fn serde_bound(input: &Input) -> TokenStream {
+    if !input.serde_typo {
+        return TokenStream::new();
+    }
+    let p = private(input);
+    let ident = input.ident;
+    quote! {
+        where for<'__de> #ident: #p::serde::Serialize + #p::serde::Deserialize<'__de>
     }
 }

@@ -1,12 +1,15 @@
 //! What is emitted next to the errors: impls with dummy bodies, so that code
 //! using the model does not fail with a cascade of "trait not implemented"
-//! errors on top of the real ones.
+//! errors on top of the real ones, and the trait-bound assertions of the
+//! fields with no reported mistake, so that the mistakes only the compiler
+//! can see (an unbounded type behind an alias, a reference of the wrong id
+//! type) come out in the same build as the others.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::ext::IdentExt;
 
-use super::{embedded, fields, private};
+use super::{bounded, document, embedded, fields, ids, private};
 use crate::ast::{Data, Derive, Input};
 
 pub fn expand(input: &Input) -> TokenStream {
@@ -40,6 +43,9 @@ fn document(input: &Input) -> TokenStream {
         }
         _ => (TokenStream::new(), quote!(()), quote!(())),
     };
+    let checks = bounded::expand(input);
+    let id_checks = ids::expand(input);
+    let serde_bound = document::serde_bound(input);
     let (id_ty, id_body) = match input.id_field() {
         Some(id) => {
             let ty = id.ty;
@@ -49,10 +55,14 @@ fn document(input: &Input) -> TokenStream {
         None => (quote!(()), quote!(&())),
     };
     quote! {
+        #checks
+
+        #id_checks
+
         #fields_def
 
         #[automatically_derived]
-        impl #p::Document for #ident {
+        impl #p::Document for #ident #serde_bound {
             type Id = #id_ty;
             type Fields = #fields_ty;
             const FIELDS: #fields_ty = #fields_value;
@@ -86,7 +96,10 @@ fn embedded_impls(input: &Input) -> TokenStream {
     let ident = input.ident;
     let generics = embedded::bounded_generics(input);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let checks = bounded::expand(input);
     quote! {
+        #checks
+
         #[automatically_derived]
         impl #impl_generics #p::Bounded for #ident #ty_generics #where_clause {}
 

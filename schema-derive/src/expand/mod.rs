@@ -8,6 +8,7 @@ mod document;
 mod embedded;
 mod fallback;
 mod fields;
+mod ids;
 mod indexes;
 mod relations;
 mod validator;
@@ -20,7 +21,9 @@ use crate::ast::{Derive, Input};
 use crate::check;
 use crate::ctxt::Ctxt;
 
-/// Parse, check, expand; after an error, the errors plus a fallback impl.
+/// Parse, check, expand; after an error, the errors plus a fallback impl
+/// and the trait-bound assertions of the fields no error was reported on, so
+/// that mistakes only the compiler can see come out in the same build.
 pub fn derive(input: &DeriveInput, derive: Derive) -> TokenStream {
     let cx = Ctxt::new();
     let model = Input::from_syn(&cx, input, derive);

@@ -1,0 +1,94 @@
+//! The compile-time rule that a document's `_id` is one value the
+//! application sets: not an `Option` (`None` is stored as `_id: null`, and the
+//! second such document is a duplicate key), not an array (the server refuses
+//! it), not `()` (null) nor a free-form `Bson`.
+//!
+//! The derive refuses these types as written; this probe catches them behind
+//! a type alias. `(&IdProbe::<T>::NEW).check()` resolves to
+//! [`IdRefused::check`] when `IdProbe<T>` implements it (method lookup tries
+//! the receiver's own type before borrowing it again), whose bound
+//! `T: SingleId` never holds and carries the message; for every other type it
+//! resolves to [`IdAccepted::check`], which asks nothing.
+
+use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::marker::PhantomData;
+
+/// A zero-sized stand-in for the `_id` type `T`.
+#[doc(hidden)]
+pub struct IdProbe<T: ?Sized>(PhantomData<fn() -> Box<T>>);
+
+impl<T: ?Sized> IdProbe<T> {
+    /// The probe.
+    pub const NEW: Self = IdProbe(PhantomData);
+}
+
+/// Implemented by no type: the bound that reports a refused `_id` type.
+#[diagnostic::on_unimplemented(
+    message = "a document's `_id` cannot be `{Self}`: it may be null or holds several values",
+    label = "`_id` is `{Self}`",
+    note = "`_id` is one value that the application sets: `None` is stored as `_id: null` and the second such document fails with a duplicate key error (E11000); the server refuses an array `_id`",
+    note = "use a single value such as `ObjectId` (set with `ObjectId::new()`), a `String` or a `#[derive(Embedded)]` struct"
+)]
+pub trait SingleId {}
+
+/// The types refused as `_id`.
+#[doc(hidden)]
+pub trait IdRefused {
+    /// The refused `_id` type.
+    type Id: ?Sized;
+    /// Fails to type-check: `Self::Id` is never `SingleId`.
+    fn check(&self)
+    where
+        Self::Id: SingleId,
+    {
+    }
+}
+
+/// Every other type.
+#[doc(hidden)]
+pub trait IdAccepted {
+    /// Asks nothing.
+    fn check(&self) {}
+}
+
+impl<T: ?Sized> IdAccepted for &IdProbe<T> {}
+
+macro_rules! refused {
+    ($(<$($p:ident),*> $t:ty),* $(,)?) => {
+        $(impl<$($p),*> IdRefused for IdProbe<$t> {
+            type Id = $t;
+        })*
+    };
+}
+
+refused!(
+    <T> Option<T>,
+    <T> Vec<T>,
+    <T> VecDeque<T>,
+    <T, S> HashSet<T, S>,
+    <T> BTreeSet<T>,
+    <T> [T],
+    <> (),
+    <> bson::Bson,
+    <A> (A,),
+    <A, B> (A, B),
+    <A, B, C> (A, B, C),
+    <A, B, C, D> (A, B, C, D),
+);
+
+impl<T, const N: usize> IdRefused for IdProbe<[T; N]> {
+    type Id = [T; N];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The accepted types resolve to the bound-free `check` (this compiles).
+    #[test]
+    fn single_values_are_accepted() {
+        (&IdProbe::<bson::oid::ObjectId>::NEW).check();
+        (&IdProbe::<String>::NEW).check();
+        (&IdProbe::<i64>::NEW).check();
+    }
+}
