@@ -440,3 +440,42 @@ async fn the_server_enforces_every_keyword_the_validators_use() {
         assert_eq!(code(&err), Some(121), "{keyword}: {err}");
     }
 }
+
+/// A generic enum: each variant's branch holds its type parameter's schema.
+#[derive(Embedded, Serialize, Deserialize, Debug, Clone, PartialEq)]
+enum Either<A, B> {
+    Left(A),
+    Right {
+        #[embed(max = 2)]
+        values: Vec<B>,
+    },
+}
+
+#[test]
+fn a_generic_enum_describes_each_variant_with_its_parameters() {
+    let schema = <Either<String, i64>>::bson_schema();
+    assert_eq!(
+        schema,
+        doc! { "oneOf": [
+            {
+                "bsonType": "object",
+                "required": ["Left"],
+                "properties": { "Left": { "bsonType": "string" } },
+                "additionalProperties": false,
+            },
+            {
+                "bsonType": "object",
+                "required": ["Right"],
+                "properties": { "Right": {
+                    "bsonType": "object",
+                    "required": ["values"],
+                    "properties": { "values": {
+                        "bsonType": "array", "items": { "bsonType": "long" }, "maxItems": 2_i64,
+                    } },
+                    "additionalProperties": false,
+                } },
+                "additionalProperties": false,
+            },
+        ] }
+    );
+}
