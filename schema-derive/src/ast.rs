@@ -65,9 +65,9 @@ pub struct Field<'a> {
     /// Two of the derive's attributes conflicted on this field (reported);
     /// checks of the kept one are skipped.
     pub conflicted: bool,
-    /// A mistake was reported on this field (by attribute parsing or a
-    /// check): the trait-bound assertions of the generated code skip it, so
-    /// that the same mistake is not reported twice.
+    /// A mistake about the field's type or kind was reported on it (by a
+    /// check, or as an attribute conflict): the trait-bound assertions of the
+    /// generated code skip it, so that the same mistake is not reported twice.
     pub flagged: Cell<bool>,
 }
 
@@ -356,7 +356,6 @@ fn parse_fields<'a>(
                 Some(variant) => format!("{variant}.{name}"),
                 None => name.clone(),
             };
-            let before = cx.len();
             let (kind, conflicted) = attr::field(cx, &field.attrs, &label);
             Field {
                 original: field,
@@ -368,7 +367,7 @@ fn parse_fields<'a>(
                 serde,
                 kind,
                 conflicted,
-                flagged: Cell::new(cx.len() > before),
+                flagged: Cell::new(conflicted),
             }
         })
         .collect()

@@ -38,12 +38,6 @@ impl Ctxt {
         self.errors.borrow_mut().push(err);
     }
 
-    /// How many errors were reported so far: a caller compares two counts to
-    /// tell whether one step (parsing one field's attributes) found a mistake.
-    pub fn len(&self) -> usize {
-        self.errors.borrow().len()
-    }
-
     /// `Ok` when nothing was reported, else every error as `compile_error!`s.
     #[must_use = "the collected errors must be emitted"]
     pub fn finish(self) -> Result<(), TokenStream> {

@@ -10,9 +10,10 @@ struct User {
     id: bson::oid::ObjectId,
 }
 
-// Mistakes in the attributes (a misspelt key, `max = 0`) and mistakes only
+// Mistakes in the attributes (misspelt keys, `max = 0`) and mistakes only
 // the compiler can see (an unbounded alias, a reference of the wrong id
-// type) are all reported by the same build.
+// type, even on the field with the misspelt key) are all reported by the
+// same build.
 #[derive(Document, Serialize, Deserialize)]
 #[document(colection = "posts")]
 struct Post {
@@ -21,7 +22,7 @@ struct Post {
     #[embed(max = 0)]
     links: Vec<String>,
     tags: Tags,
-    #[reference(index, to = User)]
+    #[reference(index, uniqe, to = User)]
     author_id: String,
 }
 
