@@ -32,6 +32,8 @@ struct Board {
     corners: Option<BTreeSet<Point>>,
     #[embed(max = 3, keep = "newest", history = LabelEvent)]
     recent: BTreeSet<String>,
+    #[embed(max = 2)]
+    segments: BTreeSet<[i32; 2]>,
 }
 
 #[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -49,6 +51,7 @@ fn board(id: &str) -> Board {
         members: HashSet::new(),
         corners: None,
         recent: BTreeSet::new(),
+        segments: BTreeSet::new(),
     }
 }
 
@@ -168,7 +171,7 @@ async fn push_many_needs_room_only_for_the_items_not_held() {
 }
 
 #[tokio::test]
-async fn sets_of_documents_optional_sets_and_operator_like_items_keep_set_semantics() {
+async fn sets_of_documents_arrays_optional_sets_and_operator_like_items_keep_set_semantics() {
     let client = support::client().await;
     let db = support::fresh_db(&client, "set_kinds").await;
     let boards = boards(&db).await;
@@ -205,6 +208,20 @@ async fn sets_of_documents_optional_sets_and_operator_like_items_keep_set_semant
             Bson::Document(doc! { "x": 1, "y": 0 }),
             Bson::Document(doc! { "x": 1, "y": 1 }),
         ]
+    );
+
+    // Items that are arrays themselves: compared whole, not element-wise.
+    let segments = boards.embed(Board::FIELDS.segments);
+    segments.push(&id, &[1, 2]).await.unwrap();
+    segments.push_many(&id, &[[1, 2], [2, 1]]).await.unwrap();
+    segments.push(&id, &[2, 1]).await.unwrap();
+    assert!(matches!(
+        segments.push(&id, &[1, 1]).await,
+        Err(Error::EmbedFull { max: 2, .. })
+    ));
+    assert_eq!(
+        stored(&db, "b1", "segments").await,
+        vec![Bson::from(vec![1, 2]), Bson::from(vec![2, 1])]
     );
 
     // Strings a careless layer would read as operators or field paths.
