@@ -80,6 +80,20 @@ impl<T, const N: usize> IdRefused for IdProbe<[T; N]> {
     type Id = [T; N];
 }
 
+// Serde stores a `Box` or `Arc` as what it holds.
+impl<T: ?Sized> IdRefused for IdProbe<Box<T>>
+where
+    IdProbe<T>: IdRefused,
+{
+    type Id = <IdProbe<T> as IdRefused>::Id;
+}
+impl<T: ?Sized> IdRefused for IdProbe<std::sync::Arc<T>>
+where
+    IdProbe<T>: IdRefused,
+{
+    type Id = <IdProbe<T> as IdRefused>::Id;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

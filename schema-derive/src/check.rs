@@ -92,8 +92,8 @@ fn document_has_a_collection(cx: &Ctxt, input: &Input) {
 }
 
 /// Every stored document has an `_id`; the model must say which field holds it.
-/// Not reported when serde rejects one of the input's serde attributes: the
-/// `rename = "_id"` may be in the one serde reports.
+/// Not reported when a serde attribute has a typo (reported by serde or the
+/// compiler): the `rename = "_id"` may be in it.
 fn document_has_an_id(cx: &Ctxt, input: &Input) {
     if input.derive == Derive::Document
         && matches!(input.data, Data::Struct(_))

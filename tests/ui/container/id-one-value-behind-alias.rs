@@ -3,7 +3,7 @@ use schema_core::prelude::*;
 use serde::{Deserialize, Serialize};
 
 type MaybeId = Option<ObjectId>;
-type Key = [String; 2];
+type Key = Box<[String; 2]>;
 
 // The derive cannot see through an alias; the generated bound does.
 #[derive(Document, Serialize, Deserialize)]
