@@ -173,7 +173,14 @@ impl Rooms {
         let t = Instant::now();
         let result = self
             .collection(room)
-            .update_one(doc! { "_id": room }, Room::FIELDS.last_active.set(&i))
+            .update_one(
+                doc! { "_id": room },
+                Room::FIELDS
+                    .last_active
+                    .set(&i)
+                    .into_document()
+                    .expect("an i64"),
+            )
             .await
             .expect("tiny update");
         let elapsed = t.elapsed();

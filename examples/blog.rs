@@ -82,7 +82,7 @@ async fn main() -> Result {
 
     heading("One-to-many, growing: posts reference their author");
     const W: usize = 41;
-    let by_author = Post::FIELDS.author_id.field().eq(&id);
+    let by_author = Post::FIELDS.author_id.field().eq(&id).into_document()?;
     let newest_first = doc! { Post::FIELDS.at.name(): -1 };
     let before = explain_find(
         &db,

@@ -242,7 +242,7 @@ async fn main() -> Result {
         &db,
         Sku::COLLECTION,
         &FindShape {
-            filter: Sku::FIELDS.color.eq(&white),
+            filter: Sku::FIELDS.color.eq(&white).into_document()?,
             ..FindShape::default()
         },
     )
@@ -283,7 +283,7 @@ async fn main() -> Result {
         &db,
         Product::COLLECTION,
         &FindShape {
-            filter: Product::FIELDS.colors.contains(&white),
+            filter: Product::FIELDS.colors.contains(&white).into_document()?,
             ..FindShape::default()
         },
     )

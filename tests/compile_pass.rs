@@ -42,7 +42,10 @@ fn fields_carry_stored_names() {
     assert_eq!(Order::FIELDS.order_number.name(), "order_number");
     assert_eq!(Product::FIELDS.current_price.name(), "current_price");
     let filter = Post::FIELDS.author_id.field().eq(&"user_42".to_owned());
-    assert_eq!(filter, doc! { "authorId": "user_42" });
+    assert_eq!(
+        filter.into_document().unwrap(),
+        doc! { "authorId": "user_42" }
+    );
 }
 
 #[test]

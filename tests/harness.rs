@@ -32,7 +32,13 @@ async fn derived_document_round_trips_through_the_server() {
     notes.insert_one(&note).await.unwrap();
 
     let found = notes
-        .find_one(Note::FIELDS.id.eq(&"n1".to_owned()))
+        .find_one(
+            Note::FIELDS
+                .id
+                .eq(&"n1".to_owned())
+                .into_document()
+                .unwrap(),
+        )
         .await
         .unwrap();
     assert_eq!(found.as_ref(), Some(&note));

@@ -4,13 +4,17 @@
 //! - Writing: a document is serialized once, and refused with
 //!   [`Error::TooLarge`] before anything is sent when it is over
 //!   [`MAX_DOCUMENT_SIZE`], naming its largest top-level field.
+//! - Values (an `_id`, a field's value in a filter or an update, an item
+//!   pushed) that serde cannot turn into BSON (a `u64` above `i64::MAX`, a
+//!   map with keys that are not strings) are [`Error::Serialize`] naming the
+//!   field, never a silent `null`.
 //! - Reading: a stored document that does not fit the model gives
 //!   [`Error::Decode`], naming the collection, the `_id` and the field.
 
 use bson::{Bson, Document as BsonDocument, RawDocument, RawDocumentBuf};
+use serde::Serialize;
 
 use crate::error::{id_text, Error, Result};
-use crate::field::to_bson;
 use crate::model::Document;
 
 /// The largest document MongoDB stores: 16 MiB (16,777,216 bytes) as BSON.
@@ -19,11 +23,12 @@ pub const MAX_DOCUMENT_SIZE: usize = 16 * 1024 * 1024;
 /// Serializes `doc` once, for sending as it is; refuses one over
 /// [`MAX_DOCUMENT_SIZE`] with [`Error::TooLarge`].
 pub(crate) fn encode<M: Document>(doc: &M) -> Result<RawDocumentBuf> {
-    let raw = bson::to_raw_document_buf(doc).map_err(|e| Error::Serialize {
-        model: M::NAME,
-        source: Box::new(e),
+    let raw =
+        bson::to_raw_document_buf(doc).map_err(|source| serialize_error(M::NAME, doc, source))?;
+    // The whole document serialized, so its `_id` does too.
+    check_size(M::COLLECTION, &raw, || {
+        id_to_bson::<M>(doc.id()).unwrap_or_else(|_| Bson::String("(unserializable)".into()))
     })?;
-    check_size(M::COLLECTION, &raw, || to_bson(doc.id()))?;
     Ok(raw)
 }
 
@@ -49,6 +54,49 @@ pub(crate) fn check_size(
         field,
         field_size,
     })
+}
+
+/// Serializes one value of field `field` (its stored name or path) of
+/// `model`; what serde cannot represent is [`Error::Serialize`] naming them.
+pub(crate) fn value_to_bson<T: Serialize + ?Sized>(
+    value: &T,
+    model: &'static str,
+    field: &str,
+) -> Result<Bson> {
+    bson::to_bson(value).map_err(|source| field_error(model, field, source))
+}
+
+/// [`Error::Serialize`] for a value of field `field` of `model`.
+pub(crate) fn field_error(model: &'static str, field: &str, source: bson::ser::Error) -> Error {
+    Error::Serialize {
+        model,
+        field: Some(field.to_owned()),
+        source: Box::new(source),
+    }
+}
+
+/// Serializes an `_id` of `M` (see [`value_to_bson`]).
+pub(crate) fn id_to_bson<M: Document>(id: &M::Id) -> Result<Bson> {
+    value_to_bson(id, M::NAME, "_id")
+}
+
+/// [`Error::Serialize`] for a whole `value` of `model` whose serialization
+/// failed with `source`: serializes it again, this time tracking the path, to
+/// name the field (only on the error path).
+pub(crate) fn serialize_error<T: Serialize + ?Sized>(
+    model: &'static str,
+    value: &T,
+    source: bson::ser::Error,
+) -> Error {
+    let field = match serde_path_to_error::serialize(value, bson::Serializer::new()) {
+        Ok(_) => None,
+        Err(e) => Some(e.path().to_string()).filter(|p| p != "."),
+    };
+    Error::Serialize {
+        model,
+        field,
+        source: Box::new(source),
+    }
 }
 
 /// The stored name and size (type byte, name and value) of the largest

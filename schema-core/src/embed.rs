@@ -55,9 +55,9 @@ use serde::ser::SerializeMap;
 use serde::Serialize;
 
 use crate::bounded::BoundedCollection;
-use crate::codec;
+use crate::codec::{self, id_to_bson, value_to_bson};
 use crate::error::{id_text, Error, Result};
-use crate::field::{to_bson, EmbedField, Keep};
+use crate::field::{EmbedField, Keep};
 use crate::model::Document;
 use crate::repo::{id_filter, with_session, Repo};
 use crate::txn;
@@ -149,7 +149,7 @@ where
     /// even when the set is full. An item over 16 MiB as BSON is refused
     /// with [`Error::TooLarge`] before anything is sent.
     pub async fn push(&self, id: &M::Id, item: &C::Item) -> Result<()> {
-        self.push_each(None, id, vec![to_bson(item)]).await
+        self.push_each(None, id, vec![self.item(item)?]).await
     }
 
     /// [`push`](Self::push) in the caller's session.
@@ -159,7 +159,8 @@ where
         id: &M::Id,
         item: &C::Item,
     ) -> Result<()> {
-        self.push_each(Some(session), id, vec![to_bson(item)]).await
+        self.push_each(Some(session), id, vec![self.item(item)?])
+            .await
     }
 
     /// Appends all of `items` or none: one `update` whose filter matches only
@@ -168,8 +169,7 @@ where
     /// it does not hold yet. Items adding up to more than 16 MiB as BSON are
     /// refused with [`Error::TooLarge`] before anything is sent.
     pub async fn push_many(&self, id: &M::Id, items: &[C::Item]) -> Result<()> {
-        self.push_each(None, id, items.iter().map(to_bson).collect())
-            .await
+        self.push_each(None, id, self.items(items)?).await
     }
 
     /// [`push_many`](Self::push_many) in the caller's session.
@@ -179,8 +179,17 @@ where
         id: &M::Id,
         items: &[C::Item],
     ) -> Result<()> {
-        self.push_each(Some(session), id, items.iter().map(to_bson).collect())
-            .await
+        self.push_each(Some(session), id, self.items(items)?).await
+    }
+
+    /// An item of the array as BSON ([`Error::Serialize`] naming the field
+    /// when it has no BSON form).
+    fn item(&self, item: &C::Item) -> Result<Bson> {
+        value_to_bson(item, M::NAME, self.field.name())
+    }
+
+    fn items(&self, items: &[C::Item]) -> Result<Vec<Bson>> {
+        items.iter().map(|item| self.item(item)).collect()
     }
 
     async fn push_each(
@@ -194,7 +203,7 @@ where
         }
         let name = self.field.name();
         let max = self.field.max();
-        let id_bson = to_bson(id);
+        let id_bson = id_to_bson::<M>(id)?;
         let items = if C::SET { self.distinct(items)? } else { items };
         let count = u32::try_from(items.len()).unwrap_or(u32::MAX);
         if count > max {
@@ -257,16 +266,13 @@ where
     }
 
     fn serialize(&self, source: bson::ser::Error) -> Error {
-        Error::Serialize {
-            model: M::NAME,
-            source: Box::new(source),
-        }
+        codec::field_error(M::NAME, self.field.name(), source)
     }
 
     /// Removes every item equal to `item`: one `update`. Fails with
     /// [`Error::NotFound`] when no document has this `_id`.
     pub async fn pull(&self, id: &M::Id, item: &C::Item) -> Result<()> {
-        self.pull_opt(None, id, to_bson(item)).await
+        self.pull_opt(None, id, self.item(item)?).await
     }
 
     /// [`pull`](Self::pull) in the caller's session.
@@ -276,7 +282,7 @@ where
         id: &M::Id,
         item: &C::Item,
     ) -> Result<()> {
-        self.pull_opt(Some(session), id, to_bson(item)).await
+        self.pull_opt(Some(session), id, self.item(item)?).await
     }
 
     /// Removes every item matching `condition` (a `$pull` condition such as
@@ -303,7 +309,7 @@ where
         condition: Bson,
     ) -> Result<()> {
         let name = self.field.name();
-        let mut filter = id_filter::<M>(id);
+        let mut filter = id_filter::<M>(id)?;
         if C::NULLABLE {
             // `$pull` refuses a null field; a null one holds nothing to pull.
             filter.insert(name, doc! { "$ne": Bson::Null });
@@ -316,7 +322,7 @@ where
         )
         .map_err(|e| self.repo.err(e, "pull from"))?;
         if r.matched_count == 0 {
-            let id = to_bson(id);
+            let id = id_to_bson::<M>(id)?;
             if C::NULLABLE && self.exists(session, &id).await? {
                 return Ok(());
             }
@@ -395,8 +401,8 @@ where
         history: &H,
     ) -> Result<()> {
         self.check_history::<H>()?;
-        let id = to_bson(id);
-        let item = to_bson(item);
+        let id = id_to_bson::<M>(id)?;
+        let item = self.item(item)?;
         // Both size checks before the transaction starts: nothing is sent.
         self.check_size(&id, &Bson::Array(vec![item.clone()]))?;
         let record = crate::codec::encode(history)?;

@@ -12,6 +12,10 @@ pub enum Error {
         hosts: String,
         /// The driver's account of why.
         reason: String,
+        /// The driver's error labels: inside a transaction it labels this
+        /// `TransientTransactionError`, so the transaction runner retries it
+        /// (see [`Error::has_label`]).
+        labels: Vec<String>,
     },
     /// The credentials were refused. The message never holds the password.
     #[error(
@@ -110,6 +114,52 @@ pub enum Error {
         /// The `_id` looked for, as extended JSON.
         id: String,
     },
+    /// A write would give a unique index a second document with the same key;
+    /// that write was refused (in an ordered `insert_many`, the documents
+    /// before it were inserted). The message names the index, never the value.
+    #[error(
+        "duplicate key in `{collection}`: another document already has this key in the unique \
+         index `{index}`; the write was refused"
+    )]
+    DuplicateKey {
+        /// Collection name.
+        collection: String,
+        /// The unique index's name (`_id_` for the `_id`).
+        index: String,
+    },
+    /// The collection's validator refused a write; that write was refused (in
+    /// an ordered `insert_many`, the documents before it were inserted). The
+    /// message names the `_id` and the rules not satisfied (`tags: maxItems
+    /// 2`), never the values refused.
+    #[error(
+        "the `{collection}` document with _id `{id}` failed the collection's validator \
+         ({}); the write was refused",
+        rules_text(rules)
+    )]
+    ValidationFailed {
+        /// Collection name.
+        collection: String,
+        /// The refused document's `_id` (shown as in [`Error::NotFound`]), as
+        /// the server reports it.
+        id: String,
+        /// The rules not satisfied, as `path: operator` (`name: bsonType`,
+        /// `tags: maxItems 2`, `required: name`), as far as the server says.
+        rules: Vec<String>,
+    },
+    /// Another operation wrote the same document at the same time (server
+    /// code 112): this write was not applied. Labelled
+    /// `TransientTransactionError` in a transaction: the helpers' own
+    /// transactions retry it; in a transaction of yours, abort and run it again.
+    #[error(
+        "write conflict in `{collection}`: another operation wrote the same document at the \
+         same time; this write was not applied, retry it"
+    )]
+    WriteConflict {
+        /// Collection name.
+        collection: String,
+        /// The error labels (see [`Error::has_label`]).
+        labels: Vec<String>,
+    },
     /// A helper that rides an index found it missing on the server.
     #[error(
         "`{collection}` has no index `{index}`, which this query rides: run setup \
@@ -146,15 +196,26 @@ pub enum Error {
     /// link whose other side declares no inverse array).
     #[error("{0}")]
     Model(String),
-    /// The driver or the server reported another error.
-    #[error(transparent)]
+    /// The driver or the server reported another error. The message is the
+    /// driver's account without the server's raw reply (which may hold the
+    /// data written); the error itself is the [`source`](std::error::Error::source).
+    #[error("{}", server::driver_message(.0))]
     Driver(#[from] mongodb::error::Error),
-    /// A value could not be turned into BSON.
-    #[error("cannot serialize a `{model}` to BSON: {source}")]
+    /// A value could not be turned into BSON (a `u64` above `i64::MAX`, a
+    /// map with keys that are not strings); nothing was sent. The message
+    /// names the field, not the value.
+    #[error(
+        "cannot serialize {}a `{model}` to BSON: {}; nothing was sent",
+        field_prefix(field.as_deref(), " of "),
+        serialize_reason(source)
+    )]
     Serialize {
         /// The model's Rust name.
         model: &'static str,
-        /// The cause.
+        /// The stored name (or path, `profile.joinedYear`) of the field whose
+        /// value failed, when known.
+        field: Option<String>,
+        /// The cause (it may hold the value).
         source: Box<bson::ser::Error>,
     },
     /// A stored value (not a whole document: an edge id, say) could not be
@@ -171,7 +232,7 @@ pub enum Error {
     /// the model and its validator.
     #[error(
         "cannot read the `{collection}` document with _id `{id}` as a `{model}`: {}{source}",
-        field_prefix(field.as_deref())
+        field_prefix(field.as_deref(), ": ")
     )]
     Decode {
         /// The model's Rust name.
@@ -213,50 +274,54 @@ pub enum Error {
     },
 }
 
-fn field_prefix(field: Option<&str>) -> String {
+/// "field `f`" and `then`, or nothing.
+fn field_prefix(field: Option<&str>, then: &str) -> String {
     match field {
-        Some(f) => format!("field `{f}`: "),
+        Some(f) => format!("field `{f}`{then}"),
         None => String::new(),
     }
 }
 
+/// Why a value could not be serialized, without the value.
+fn serialize_reason(err: &bson::ser::Error) -> String {
+    use bson::ser::Error as E;
+    match err {
+        E::UnsignedIntegerExceededRange(_) => format!(
+            "an unsigned integer above i64::MAX ({}): BSON has no unsigned 64-bit integer",
+            i64::MAX
+        ),
+        E::InvalidDocumentKey(_) => "a map key that is not a string".to_owned(),
+        E::InvalidCString(_) => "a key that contains a NUL byte".to_owned(),
+        E::SerializationError { message, .. } => message.clone(),
+        E::Io(e) => e.to_string(),
+        _ => "the value has no BSON form".to_owned(),
+    }
+}
+
+fn rules_text(rules: &[String]) -> String {
+    if rules.is_empty() {
+        "the server named no rule".to_owned()
+    } else {
+        format!("not satisfied: {}", rules.join("; "))
+    }
+}
+
+mod server;
+
+pub use server::code;
+pub(crate) use server::DriverErrorExt;
+
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// The server's code for "authentication failed".
-const AUTHENTICATION_FAILED: i32 = 18;
-
-/// The server's code for "not authorized".
-const UNAUTHORIZED: i32 = 13;
-
 impl Error {
-    /// Classifies a driver error from `action` on `collection`.
+    /// Classifies a driver error from `action` on `collection`: refused
+    /// credentials or rights, an unreachable server, a duplicate key, a
+    /// validator's refusal and a write conflict get their own variant (their
+    /// messages hold no value written, nor the server's raw reply); the error
+    /// labels are kept ([`Error::has_label`]).
     pub fn from_server(err: mongodb::error::Error, action: &'static str, collection: &str) -> Self {
-        if DriverErrorExt::code(&err) == Some(UNAUTHORIZED) {
-            return Error::PermissionDenied {
-                action,
-                collection: collection.to_owned(),
-                message: short_denial(err.message().unwrap_or("not authorized")),
-            };
-        }
-        if let mongodb::error::ErrorKind::Authentication { message, .. } = err.kind.as_ref() {
-            return Error::AuthenticationFailed {
-                message: message.clone(),
-            };
-        }
-        if DriverErrorExt::code(&err) == Some(AUTHENTICATION_FAILED) {
-            return Error::AuthenticationFailed {
-                message: err.message().unwrap_or("authentication failed").to_owned(),
-            };
-        }
-        if matches!(*err.kind, mongodb::error::ErrorKind::ServerSelection { .. }) {
-            let reason = err.to_string();
-            return Error::Unreachable {
-                hosts: hosts_in(&reason),
-                reason,
-            };
-        }
-        Error::Driver(err)
+        server::classify(err, action, collection)
     }
 
     /// Whether the driver or server attached this error label
@@ -264,6 +329,9 @@ impl Error {
     pub fn has_label(&self, label: &str) -> bool {
         match self {
             Error::Driver(e) => e.contains_label(label),
+            Error::Unreachable { labels, .. } | Error::WriteConflict { labels, .. } => {
+                labels.iter().any(|l| l == label)
+            }
             _ => false,
         }
     }
@@ -274,16 +342,20 @@ impl Error {
     /// transaction then applied in full or not at all: read to find out.
     pub fn commit_outcome_unknown(&self) -> bool {
         match self {
-            Error::Driver(e) => e.contains_label(crate::txn::UNKNOWN_TRANSACTION_COMMIT_RESULT),
             Error::TransactionRetriesExhausted { last, .. } => last.commit_outcome_unknown(),
-            _ => false,
+            other => other.has_label(crate::txn::UNKNOWN_TRANSACTION_COMMIT_RESULT),
         }
     }
 
-    /// The server's error code, when the server sent one.
+    /// The server's error code, when the server sent one (for the typed
+    /// variants, the code they stand for: [`code::DUPLICATE_KEY`] and so on).
     pub fn code(&self) -> Option<i32> {
         match self {
-            Error::Driver(e) => DriverErrorExt::code(e),
+            Error::Driver(e) => server::code_of(e),
+            Error::DuplicateKey { .. } => Some(code::DUPLICATE_KEY),
+            Error::ValidationFailed { .. } => Some(code::DOCUMENT_VALIDATION_FAILURE),
+            Error::WriteConflict { .. } => Some(code::WRITE_CONFLICT),
+            Error::PermissionDenied { .. } => Some(code::UNAUTHORIZED),
             Error::TransactionRetriesExhausted { last, .. } => last.code(),
             _ => None,
         }
@@ -336,88 +408,11 @@ fn unsupported_message(models: &[&'static str]) -> String {
     )
 }
 
-/// The server's "not authorized on app to execute command { insert: ...,
-/// documents: [...] }" without the command's body (which holds the data
-/// written, and belongs in no log): "... to execute `insert`".
-fn short_denial(message: &str) -> String {
-    match message.split_once(" to execute command {") {
-        Some((head, rest)) => match rest.trim_start().strip_prefix('"') {
-            Some(name) => format!(
-                "{head} to execute `{}`",
-                name.split('"').next().unwrap_or_default()
-            ),
-            None => head.to_owned(),
-        },
-        None => message.to_owned(),
-    }
-}
-
 /// Shows an `_id` in a message: a string as it is, anything else as extended JSON.
 pub(crate) fn id_text(id: &bson::Bson) -> String {
     match id {
         bson::Bson::String(s) => s.clone(),
         bson::Bson::ObjectId(oid) => oid.to_hex(),
         other => other.clone().into_relaxed_extjson().to_string(),
-    }
-}
-
-/// Pulls the `Address: host:port` entries out of a server-selection message.
-fn hosts_in(message: &str) -> String {
-    let hosts: Vec<&str> = message
-        .split("Address: ")
-        .skip(1)
-        .filter_map(|s| s.split([',', ' ']).next())
-        .collect();
-    if hosts.is_empty() {
-        "the configured hosts".to_owned()
-    } else {
-        hosts.join(", ")
-    }
-}
-
-/// Error helpers on driver errors.
-pub(crate) trait DriverErrorExt {
-    fn code(&self) -> Option<i32>;
-    fn message(&self) -> Option<&str>;
-}
-
-impl DriverErrorExt for mongodb::error::Error {
-    fn code(&self) -> Option<i32> {
-        match self.kind.as_ref() {
-            mongodb::error::ErrorKind::Command(c) => Some(c.code),
-            mongodb::error::ErrorKind::Write(mongodb::error::WriteFailure::WriteError(w)) => {
-                Some(w.code)
-            }
-            mongodb::error::ErrorKind::Write(mongodb::error::WriteFailure::WriteConcernError(
-                w,
-            )) => Some(w.code),
-            _ => None,
-        }
-    }
-
-    fn message(&self) -> Option<&str> {
-        match self.kind.as_ref() {
-            mongodb::error::ErrorKind::Command(c) => Some(&c.message),
-            mongodb::error::ErrorKind::Write(mongodb::error::WriteFailure::WriteError(w)) => {
-                Some(&w.message)
-            }
-            _ => None,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_denial_keeps_the_command_name_and_drops_its_body() {
-        assert_eq!(
-            short_denial(
-                "not authorized on app to execute command { \"insert\": \"notes\", \"documents\": [{ \"secret\": 1 }] }"
-            ),
-            "not authorized on app to execute `insert`"
-        );
-        assert_eq!(short_denial("not authorized"), "not authorized");
     }
 }

@@ -7,7 +7,10 @@ use std::marker::PhantomData;
 use bson::{doc, Bson, Document};
 use serde::Serialize;
 
+use crate::codec::value_to_bson;
+use crate::error::Result;
 use crate::index::Direction;
+use crate::model::Document as Model;
 
 /// A field of model `M` holding a `T`.
 pub struct Field<M, T> {
@@ -30,34 +33,42 @@ impl<M, T> Field<M, T> {
     }
 }
 
-impl<M, T: Serialize> Field<M, T> {
-    /// `{name: value}`: an equality filter.
-    ///
-    /// # Panics
-    ///
-    /// Never for types whose `Serialize` succeeds; a value that serde cannot
-    /// turn into BSON (such as a map with non-string keys) is stored as null.
-    pub fn eq(&self, value: &T) -> Document {
-        doc! { self.name: to_bson(value) }
+impl<M: Model, T: Serialize> Field<M, T> {
+    /// `{name: value}`: an equality filter. A value that has no BSON form (a
+    /// `u64` above `i64::MAX`) makes it an [`Error::Serialize`](crate::Error::Serialize) naming the
+    /// field, which the helper given it returns before sending anything.
+    pub fn eq(&self, value: &T) -> FieldDoc {
+        FieldDoc(self.value(value).map(|v| doc! { self.name: v }))
     }
 
-    /// `{name: {$in: [values]}}`.
-    pub fn is_in<'a>(&self, values: impl IntoIterator<Item = &'a T>) -> Document
+    /// `{name: {$in: [values]}}` (see [`eq`](Self::eq) for a value that has
+    /// no BSON form).
+    pub fn is_in<'a>(&self, values: impl IntoIterator<Item = &'a T>) -> FieldDoc
     where
         T: 'a,
     {
-        let values: Vec<Bson> = values.into_iter().map(to_bson).collect();
-        doc! { self.name: { "$in": values } }
+        let values: Result<Vec<Bson>> = values.into_iter().map(|v| self.value(v)).collect();
+        FieldDoc(values.map(|values| doc! { self.name: { "$in": values } }))
     }
 
-    /// `{$set: {name: value}}`: an update of this field alone.
-    pub fn set(&self, value: &T) -> Document {
-        doc! { "$set": { self.name: to_bson(value) } }
+    /// `{$set: {name: value}}`: an update of this field alone (see
+    /// [`eq`](Self::eq) for a value that has no BSON form: it is never stored
+    /// as `null`).
+    pub fn set(&self, value: &T) -> FieldDoc {
+        FieldDoc(self.value(value).map(|v| doc! { "$set": { self.name: v } }))
+    }
+}
+
+impl<M: Model, T> Field<M, T> {
+    /// A value of (or in) this field as BSON.
+    fn value<V: Serialize + ?Sized>(&self, value: &V) -> Result<Bson> {
+        value_to_bson(value, M::NAME, self.name)
     }
 }
 
 impl<M, C> Field<M, C>
 where
+    M: Model,
     C: crate::bounded::BoundedCollection,
     C::Item: Serialize,
 {
@@ -78,16 +89,36 @@ where
     /// }
     ///
     /// let white = Product::FIELDS.colors.contains(&"white".to_owned());
-    /// assert_eq!(white, bson::doc! { "colors": "white" });
+    /// assert_eq!(white.into_document()?, bson::doc! { "colors": "white" });
+    /// # Ok::<(), schema_core::Error>(())
     /// ```
-    pub fn contains(&self, item: &C::Item) -> Document {
-        doc! { self.name: to_bson(item) }
+    pub fn contains(&self, item: &C::Item) -> FieldDoc {
+        FieldDoc(self.value(item).map(|v| doc! { self.name: v }))
     }
 }
 
-/// Serializes a value to BSON; what serde cannot represent becomes null.
-pub(crate) fn to_bson<T: Serialize + ?Sized>(value: &T) -> Bson {
-    bson::to_bson(value).unwrap_or(Bson::Null)
+/// A filter or update built by a typed field ([`Field::eq`], [`Field::is_in`],
+/// [`Field::contains`], [`Field::set`]): the document, or the
+/// [`Error::Serialize`](crate::Error::Serialize) of a value in it that has no BSON form (it is never
+/// turned into `null`). The [`Repo`](crate::Repo) methods that take a filter
+/// or an update take one (or a plain `bson::Document`) and return that error
+/// before sending anything; [`into_document`](Self::into_document) hands it
+/// to code of your own.
+#[derive(Debug)]
+#[must_use = "a filter or update does nothing until a helper runs it"]
+pub struct FieldDoc(Result<Document>);
+
+impl FieldDoc {
+    /// The document, or why a value in it could not be serialized.
+    pub fn into_document(self) -> Result<Document> {
+        self.0
+    }
+}
+
+impl From<Document> for FieldDoc {
+    fn from(doc: Document) -> Self {
+        FieldDoc(Ok(doc))
+    }
 }
 
 macro_rules! copy_clone {

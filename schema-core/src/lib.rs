@@ -31,7 +31,7 @@ pub use codec::MAX_DOCUMENT_SIZE;
 pub use embed::{Embed, EmbedArray};
 pub use error::{Error, Result};
 pub use explain::{explain_find, FindShape, PlanSummary};
-pub use field::{EmbedField, Field, Keep, LinkField, RefField};
+pub use field::{EmbedField, Field, FieldDoc, Keep, LinkField, RefField};
 pub use index::{Direction, IndexOrigin, IndexSpec};
 pub use model::{Document, Embedded};
 pub use plan::{Action, Plan, Violators};

@@ -33,8 +33,9 @@ use futures_util::TryStreamExt;
 use mongodb::{ClientSession, Collection, Database};
 
 use crate::codec;
-use crate::error::{Error, Result};
-use crate::field::to_bson;
+use crate::codec::id_to_bson;
+use crate::error::{code, Error, Result};
+use crate::field::FieldDoc;
 use crate::model::Document;
 use crate::relation::Relation;
 use crate::txn::{self, RetryPolicy, TxnSupport};
@@ -139,7 +140,9 @@ impl<M: Document> Repo<M> {
                 .iter()
                 .any(|m| crate::plan::same_key_order(&m.keys, &keys)),
             // The collection does not exist yet.
-            Err(e) if crate::error::DriverErrorExt::code(&e) == Some(26) => false,
+            Err(e) if crate::error::DriverErrorExt::code(&e) == Some(code::NAMESPACE_NOT_FOUND) => {
+                false
+            }
             Err(e) => return Err(self.err(e, "list indexes of")),
         };
         if !found {
@@ -212,12 +215,12 @@ impl<M: Document> Repo<M> {
 
     /// The document with this `_id`: one `find`.
     pub async fn get(&self, id: &M::Id) -> Result<Option<M>> {
-        self.find_one_opt(None, id_filter::<M>(id)).await
+        self.find_one_opt(None, id_filter::<M>(id)?).await
     }
 
     /// [`get`](Self::get) in the caller's session.
     pub async fn get_in(&self, session: &mut ClientSession, id: &M::Id) -> Result<Option<M>> {
-        self.find_one_opt(Some(session), id_filter::<M>(id)).await
+        self.find_one_opt(Some(session), id_filter::<M>(id)?).await
     }
 
     /// The documents with these `_id`s, in one `find` with `$in` (in no
@@ -240,7 +243,10 @@ impl<M: Document> Repo<M> {
         session: Option<&mut ClientSession>,
         ids: impl IntoIterator<Item = &'a M::Id>,
     ) -> Result<Vec<M>> {
-        let ids: Vec<Bson> = ids.into_iter().map(to_bson).collect();
+        let ids = ids
+            .into_iter()
+            .map(id_to_bson::<M>)
+            .collect::<Result<Vec<Bson>>>()?;
         if ids.is_empty() {
             return Ok(Vec::new());
         }
@@ -261,7 +267,7 @@ impl<M: Document> Repo<M> {
     async fn replace_opt(&self, session: Option<&mut ClientSession>, doc: &M) -> Result<bool> {
         let r = with_session!(
             self.raw_docs()
-                .replace_one(id_filter::<M>(doc.id()), codec::encode(doc)?),
+                .replace_one(id_filter::<M>(doc.id())?, codec::encode(doc)?),
             session
         )
         .map_err(|e| self.err(e, "replace in"))?;
@@ -273,8 +279,9 @@ impl<M: Document> Repo<M> {
     /// `_id`: one `update`. Returns whether it existed. The collection's
     /// validator still applies: a `$push` past an `#[embed(max)]` is refused
     /// by the server (use the [`embed`](crate::embed) helpers instead).
-    pub async fn update(&self, id: &M::Id, update: BsonDocument) -> Result<bool> {
-        self.update_opt(None, id, update).await
+    pub async fn update(&self, id: &M::Id, update: impl Into<FieldDoc>) -> Result<bool> {
+        self.update_opt(None, id, update.into().into_document()?)
+            .await
     }
 
     /// [`update`](Self::update) in the caller's session.
@@ -282,9 +289,10 @@ impl<M: Document> Repo<M> {
         &self,
         session: &mut ClientSession,
         id: &M::Id,
-        update: BsonDocument,
+        update: impl Into<FieldDoc>,
     ) -> Result<bool> {
-        self.update_opt(Some(session), id, update).await
+        self.update_opt(Some(session), id, update.into().into_document()?)
+            .await
     }
 
     async fn update_opt(
@@ -293,7 +301,7 @@ impl<M: Document> Repo<M> {
         id: &M::Id,
         update: BsonDocument,
     ) -> Result<bool> {
-        let r = with_session!(self.coll.update_one(id_filter::<M>(id), update), session)
+        let r = with_session!(self.coll.update_one(id_filter::<M>(id)?, update), session)
             .map_err(|e| self.err(e, "update"))?;
         Ok(r.matched_count > 0)
     }
@@ -343,7 +351,7 @@ impl<M: Document> Repo<M> {
         mut session: Option<&mut ClientSession>,
         id: &M::Id,
     ) -> Result<bool> {
-        let id_bson = to_bson(id);
+        let id_bson = id_to_bson::<M>(id)?;
         for (target, inverse) in inverse_arrays::<M>() {
             let other = self.db.collection::<BsonDocument>(target);
             with_session!(
@@ -363,17 +371,18 @@ impl<M: Document> Repo<M> {
     /// Every document matching `filter` (build it with the typed fields:
     /// `Post::FIELDS.author_id.eq(&id)`). Unbounded: prefer the paged finders
     /// of [`relation`](crate::relation) for children.
-    pub async fn find(&self, filter: BsonDocument) -> Result<Vec<M>> {
-        self.find_opt(None, filter).await
+    pub async fn find(&self, filter: impl Into<FieldDoc>) -> Result<Vec<M>> {
+        self.find_opt(None, filter.into().into_document()?).await
     }
 
     /// [`find`](Self::find) in the caller's session.
     pub async fn find_in(
         &self,
         session: &mut ClientSession,
-        filter: BsonDocument,
+        filter: impl Into<FieldDoc>,
     ) -> Result<Vec<M>> {
-        self.find_opt(Some(session), filter).await
+        self.find_opt(Some(session), filter.into().into_document()?)
+            .await
     }
 
     pub(crate) async fn find_opt(
@@ -389,17 +398,19 @@ impl<M: Document> Repo<M> {
     }
 
     /// The first document matching `filter`.
-    pub async fn find_one(&self, filter: BsonDocument) -> Result<Option<M>> {
-        self.find_one_opt(None, filter).await
+    pub async fn find_one(&self, filter: impl Into<FieldDoc>) -> Result<Option<M>> {
+        self.find_one_opt(None, filter.into().into_document()?)
+            .await
     }
 
     /// [`find_one`](Self::find_one) in the caller's session.
     pub async fn find_one_in(
         &self,
         session: &mut ClientSession,
-        filter: BsonDocument,
+        filter: impl Into<FieldDoc>,
     ) -> Result<Option<M>> {
-        self.find_one_opt(Some(session), filter).await
+        self.find_one_opt(Some(session), filter.into().into_document()?)
+            .await
     }
 
     async fn find_one_opt(
@@ -414,13 +425,18 @@ impl<M: Document> Repo<M> {
     }
 
     /// How many documents match `filter`: one `aggregate` (`countDocuments`).
-    pub async fn count(&self, filter: BsonDocument) -> Result<u64> {
-        self.count_opt(None, filter).await
+    pub async fn count(&self, filter: impl Into<FieldDoc>) -> Result<u64> {
+        self.count_opt(None, filter.into().into_document()?).await
     }
 
     /// [`count`](Self::count) in the caller's session.
-    pub async fn count_in(&self, session: &mut ClientSession, filter: BsonDocument) -> Result<u64> {
-        self.count_opt(Some(session), filter).await
+    pub async fn count_in(
+        &self,
+        session: &mut ClientSession,
+        filter: impl Into<FieldDoc>,
+    ) -> Result<u64> {
+        self.count_opt(Some(session), filter.into().into_document()?)
+            .await
     }
 
     pub(crate) async fn count_opt(
@@ -451,8 +467,10 @@ impl<M: Document> Repo<M> {
 pub(crate) type IndexKey = (&'static str, Option<&'static str>);
 
 /// `{_id: id}`.
-pub(crate) fn id_filter<M: Document>(id: &M::Id) -> BsonDocument {
-    doc! { "_id": to_bson(id) }
+/// `{_id: id}`; an [`Error::Serialize`] naming `_id` when the id has no BSON
+/// form (never a filter on null).
+pub(crate) fn id_filter<M: Document>(id: &M::Id) -> Result<BsonDocument> {
+    Ok(doc! { "_id": id_to_bson::<M>(id)? })
 }
 
 /// `(target collection, inverse array)` of every two-sided link of `M`.

@@ -23,8 +23,9 @@ use std::collections::{HashMap, HashSet};
 use bson::{doc, Bson, Document as BsonDocument};
 use mongodb::{ClientSession, Collection, Database};
 
+use crate::codec::id_to_bson;
 use crate::error::{id_text, Error, Result};
-use crate::field::{to_bson, LinkField};
+use crate::field::LinkField;
 use crate::model::Document;
 use crate::relation::Relation;
 use crate::repo::with_session;
@@ -193,8 +194,13 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
     /// `update`. Linking an existing edge changes nothing and succeeds.
     /// Fails with [`Error::LinkFull`] or [`Error::NotFound`], writing nothing.
     pub async fn link(&self, left: &M::Id, right: &R::Id) -> Result<()> {
-        self.write(None, Op::Link, to_bson(left), to_bson(right))
-            .await
+        self.write(
+            None,
+            Op::Link,
+            id_to_bson::<M>(left)?,
+            id_to_bson::<R>(right)?,
+        )
+        .await
     }
 
     /// [`link`](Self::link) in the caller's session: joins the caller's
@@ -206,15 +212,25 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
         left: &M::Id,
         right: &R::Id,
     ) -> Result<()> {
-        self.write(Some(session), Op::Link, to_bson(left), to_bson(right))
-            .await
+        self.write(
+            Some(session),
+            Op::Link,
+            id_to_bson::<M>(left)?,
+            id_to_bson::<R>(right)?,
+        )
+        .await
     }
 
     /// Removes the edge from both sides (`$pull`), in one transaction when
     /// two-sided. Unlinking an absent edge, or a missing document, succeeds.
     pub async fn unlink(&self, left: &M::Id, right: &R::Id) -> Result<()> {
-        self.write(None, Op::Unlink, to_bson(left), to_bson(right))
-            .await
+        self.write(
+            None,
+            Op::Unlink,
+            id_to_bson::<M>(left)?,
+            id_to_bson::<R>(right)?,
+        )
+        .await
     }
 
     /// [`unlink`](Self::unlink) in the caller's session (see [`link_in`](Self::link_in)).
@@ -224,8 +240,13 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
         left: &M::Id,
         right: &R::Id,
     ) -> Result<()> {
-        self.write(Some(session), Op::Unlink, to_bson(left), to_bson(right))
-            .await
+        self.write(
+            Some(session),
+            Op::Unlink,
+            id_to_bson::<M>(left)?,
+            id_to_bson::<R>(right)?,
+        )
+        .await
     }
 
     async fn write(

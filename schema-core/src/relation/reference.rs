@@ -9,7 +9,7 @@
 //! `LIMIT > FETCH > IXSCAN(authorId_1_at_-1)` with keys = docs = returned
 //! (page 1), nothing is skipped. The first page of a [`Repo`] checks once
 //! (`listIndexes`) that the index exists, and refuses with
-//! [`Error::MissingIndex`] rather than scan the collection.
+//! [`Error::MissingIndex`](crate::Error::MissingIndex) rather than scan the collection.
 //!
 //! Ties on the sort key are broken without a `SORT` stage: sorting on
 //! `{at: -1, _id: -1}` would need one (the index holds no `_id`), so the
@@ -52,9 +52,10 @@ use mongodb::options::Hint;
 use mongodb::ClientSession;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::codec::{field_error, id_to_bson};
+use crate::error::Result;
 use crate::explain::{explain_find, FindShape, PlanSummary};
-use crate::field::{to_bson, RefField};
+use crate::field::RefField;
 use crate::index::Direction;
 use crate::model::Document;
 use crate::repo::Repo;
@@ -99,7 +100,7 @@ impl<C: Document> Repo<C> {
         Children {
             repo: self,
             field,
-            parent: to_bson(parent),
+            parent: bson::to_bson(parent),
             size: DEFAULT_PAGE_SIZE,
             after: None,
             reversed: false,
@@ -145,10 +146,8 @@ impl<C: Document> Repo<C> {
     {
         let mut refs = Vec::with_capacity(children.len());
         for child in children {
-            let raw = bson::to_raw_document_buf(child).map_err(|source| Error::Serialize {
-                model: M::NAME,
-                source: Box::new(source),
-            })?;
+            let raw = bson::to_raw_document_buf(child)
+                .map_err(|source| crate::codec::serialize_error(M::NAME, child, source))?;
             refs.push(raw_path(&raw, field.name()));
         }
         // Pages are small: linear scans beat hashing here.
@@ -165,7 +164,10 @@ impl<C: Document> Repo<C> {
             self.find_opt(session, doc! { "_id": { "$in": ids } })
                 .await?
         };
-        let ids: Vec<Bson> = parents.iter().map(|p| to_bson(p.id())).collect();
+        let ids = parents
+            .iter()
+            .map(|p| id_to_bson::<C>(p.id()))
+            .collect::<Result<Vec<Bson>>>()?;
         Ok(refs
             .iter()
             .map(|r| {
@@ -218,7 +220,8 @@ fn may_be_null<M: Document>(key: &str) -> bool {
 pub struct Children<'r, C: Document, T, P> {
     repo: &'r Repo<C>,
     field: RefField<C, T, P>,
-    parent: Bson,
+    /// The parent's id as BSON, or why it has none (returned by every query).
+    parent: std::result::Result<Bson, bson::ser::Error>,
     size: u32,
     after: Option<Cursor>,
     reversed: bool,
@@ -298,15 +301,22 @@ impl<C: Document, T, P> Children<'_, C, T, P> {
             })
     }
 
-    /// The filter of the parent's children (for counting).
-    fn parent_filter(&self) -> BsonDocument {
-        doc! { self.field.name(): self.parent.clone() }
+    /// The filter of the parent's children (for counting); an
+    /// [`Error::Serialize`](crate::Error::Serialize) when the parent's id has no BSON form.
+    fn parent_filter(&self) -> Result<BsonDocument> {
+        let parent = match &self.parent {
+            Ok(parent) => parent.clone(),
+            Err(e) => return Err(field_error(C::NAME, self.field.name(), e.clone())),
+        };
+        Ok(doc! { self.field.name(): parent })
     }
 
-    /// The page query: filter, sort, limit (and hint, if [`hinted`](Self::hinted)).
-    pub fn shape(&self) -> FindShape {
+    /// The page query: filter, sort, limit (and hint, if
+    /// [`hinted`](Self::hinted)); an [`Error::Serialize`](crate::Error::Serialize) naming the
+    /// reference when the parent's id has no BSON form.
+    pub fn shape(&self) -> Result<FindShape> {
         let (key, dir) = self.order();
-        let mut filter = self.parent_filter();
+        let mut filter = self.parent_filter()?;
         if let Some(cursor) = &self.after {
             // Children whose sort key is null or missing sort before every
             // value: last when newest first, first when oldest first. A
@@ -334,13 +344,13 @@ impl<C: Document, T, P> Children<'_, C, T, P> {
                 filter.insert("_id", doc! { "$nin": seen });
             }
         }
-        FindShape {
+        Ok(FindShape {
             filter,
             sort: Some(doc! { key: dir.as_i32() }),
             limit: Some(i64::from(self.size)),
             projection: None,
             hint: self.hinted.then(|| Bson::Document(self.index_keys())),
-        }
+        })
     }
 
     /// One page: one `find` (the driver adds no `getMore`: the page fits its
@@ -361,7 +371,7 @@ impl<C: Document, T, P> Children<'_, C, T, P> {
                 || self.index_keys(),
             )
             .await?;
-        let shape = self.shape();
+        let shape = self.shape()?;
         let raw = self.repo.collection().clone_with_type::<RawDocumentBuf>();
         let mut action = raw
             .find(shape.filter)
@@ -430,13 +440,13 @@ impl<C: Document, T, P> Children<'_, C, T, P> {
     /// How many children the parent has: one `aggregate` (`countDocuments`),
     /// a `COUNT_SCAN` on the reference index.
     pub async fn count(&self) -> Result<u64> {
-        self.repo.count_opt(None, self.parent_filter()).await
+        self.repo.count_opt(None, self.parent_filter()?).await
     }
 
     /// [`count`](Self::count) in the caller's session.
     pub async fn count_in(&self, session: &mut ClientSession) -> Result<u64> {
         self.repo
-            .count_opt(Some(session), self.parent_filter())
+            .count_opt(Some(session), self.parent_filter()?)
             .await
     }
 
@@ -448,6 +458,6 @@ impl<C: Document, T, P> Children<'_, C, T, P> {
                 || self.index_keys(),
             )
             .await?;
-        explain_find(self.repo.database(), C::COLLECTION, &self.shape()).await
+        explain_find(self.repo.database(), C::COLLECTION, &self.shape()?).await
     }
 }

@@ -39,15 +39,13 @@ use mongodb::options::Hint;
 use mongodb::{ClientSession, Collection, Database};
 use serde::de::DeserializeOwned;
 
+use crate::codec::id_to_bson;
+use crate::error::code;
 use crate::error::{Error, Result};
-use crate::field::to_bson;
 use crate::index::{Direction, IndexOrigin, IndexSpec};
 use crate::model::Document;
 use crate::repo::with_session;
 use crate::schema::ModelInfo;
-
-/// The server's code for a duplicate key.
-const DUPLICATE_KEY: i32 = 11000;
 
 /// An edge collection between `L` and `R` (see the module docs).
 pub struct Through<L: Document, R: Document> {
@@ -131,8 +129,8 @@ impl<L: Document, R: Document> Through<L, R> {
         }
     }
 
-    fn pair(&self, left: &L::Id, right: &R::Id) -> BsonDocument {
-        doc! { self.left: to_bson(left), self.right: to_bson(right) }
+    fn pair(&self, left: &L::Id, right: &R::Id) -> Result<BsonDocument> {
+        Ok(doc! { self.left: id_to_bson::<L>(left)?, self.right: id_to_bson::<R>(right)? })
     }
 
     fn err(&self, e: mongodb::error::Error, action: &'static str) -> Error {
@@ -161,7 +159,7 @@ impl<L: Document, R: Document> Through<L, R> {
         left: &L::Id,
         right: &R::Id,
     ) -> Result<()> {
-        let pair = self.pair(left, right);
+        let pair = self.pair(left, right)?;
         let r = with_session!(
             self.coll
                 .update_one(pair.clone(), doc! { "$setOnInsert": pair })
@@ -171,7 +169,7 @@ impl<L: Document, R: Document> Through<L, R> {
         match r {
             Ok(_) => Ok(()),
             // Two concurrent upserts of the same pair: the other one inserted it.
-            Err(e) if crate::error::DriverErrorExt::code(&e) == Some(DUPLICATE_KEY) => Ok(()),
+            Err(e) if crate::error::DriverErrorExt::code(&e) == Some(code::DUPLICATE_KEY) => Ok(()),
             Err(e) => Err(self.err(e, "link in")),
         }
     }
@@ -197,7 +195,7 @@ impl<L: Document, R: Document> Through<L, R> {
         left: &L::Id,
         right: &R::Id,
     ) -> Result<bool> {
-        let r = with_session!(self.coll.delete_one(self.pair(left, right)), session)
+        let r = with_session!(self.coll.delete_one(self.pair(left, right)?), session)
             .map_err(|e| self.err(e, "unlink in"))?;
         Ok(r.deleted_count > 0)
     }
@@ -206,7 +204,7 @@ impl<L: Document, R: Document> Through<L, R> {
     pub async fn contains(&self, left: &L::Id, right: &R::Id) -> Result<bool> {
         let found = self
             .coll
-            .find_one(self.pair(left, right))
+            .find_one(self.pair(left, right)?)
             .projection(doc! { "_id": 0, self.left: 1 })
             .await
             .map_err(|e| self.err(e, "find in"))?;
@@ -225,8 +223,8 @@ impl<L: Document, R: Document> Through<L, R> {
         self.other_ids(
             None,
             (self.left, self.right),
-            to_bson(left),
-            after.map(to_bson),
+            id_to_bson::<L>(left)?,
+            after.map(id_to_bson::<R>).transpose()?,
             limit,
         )
         .await
@@ -243,8 +241,8 @@ impl<L: Document, R: Document> Through<L, R> {
         self.other_ids(
             Some(session),
             (self.left, self.right),
-            to_bson(left),
-            after.map(to_bson),
+            id_to_bson::<L>(left)?,
+            after.map(id_to_bson::<R>).transpose()?,
             limit,
         )
         .await
@@ -261,8 +259,8 @@ impl<L: Document, R: Document> Through<L, R> {
         self.other_ids(
             None,
             (self.right, self.left),
-            to_bson(right),
-            after.map(to_bson),
+            id_to_bson::<R>(right)?,
+            after.map(id_to_bson::<L>).transpose()?,
             limit,
         )
         .await
@@ -279,8 +277,8 @@ impl<L: Document, R: Document> Through<L, R> {
         self.other_ids(
             Some(session),
             (self.right, self.left),
-            to_bson(right),
-            after.map(to_bson),
+            id_to_bson::<R>(right)?,
+            after.map(id_to_bson::<L>).transpose()?,
             limit,
         )
         .await
@@ -342,7 +340,7 @@ impl<L: Document, R: Document> Through<L, R> {
     /// How many rights `left` is linked to: one `countDocuments` (a count scan).
     pub async fn count_rights(&self, left: &L::Id) -> Result<u64> {
         self.coll
-            .count_documents(doc! { self.left: to_bson(left) })
+            .count_documents(doc! { self.left: id_to_bson::<L>(left)? })
             .await
             .map_err(|e| self.err(e, "count in"))
     }
@@ -350,33 +348,33 @@ impl<L: Document, R: Document> Through<L, R> {
     /// How many lefts `right` is linked to.
     pub async fn count_lefts(&self, right: &R::Id) -> Result<u64> {
         self.coll
-            .count_documents(doc! { self.right: to_bson(right) })
+            .count_documents(doc! { self.right: id_to_bson::<R>(right)? })
             .await
             .map_err(|e| self.err(e, "count in"))
     }
 
     /// Removes every edge of `left` (when deleting it): one `delete`.
     pub async fn remove_left(&self, left: &L::Id) -> Result<u64> {
-        self.remove_opt(None, doc! { self.left: to_bson(left) })
+        self.remove_opt(None, doc! { self.left: id_to_bson::<L>(left)? })
             .await
     }
 
     /// [`remove_left`](Self::remove_left) in the caller's session, e.g. in
     /// the transaction that deletes the left document.
     pub async fn remove_left_in(&self, session: &mut ClientSession, left: &L::Id) -> Result<u64> {
-        self.remove_opt(Some(session), doc! { self.left: to_bson(left) })
+        self.remove_opt(Some(session), doc! { self.left: id_to_bson::<L>(left)? })
             .await
     }
 
     /// Removes every edge of `right`: one `delete`.
     pub async fn remove_right(&self, right: &R::Id) -> Result<u64> {
-        self.remove_opt(None, doc! { self.right: to_bson(right) })
+        self.remove_opt(None, doc! { self.right: id_to_bson::<R>(right)? })
             .await
     }
 
     /// [`remove_right`](Self::remove_right) in the caller's session.
     pub async fn remove_right_in(&self, session: &mut ClientSession, right: &R::Id) -> Result<u64> {
-        self.remove_opt(Some(session), doc! { self.right: to_bson(right) })
+        self.remove_opt(Some(session), doc! { self.right: id_to_bson::<R>(right)? })
             .await
     }
 
@@ -398,7 +396,8 @@ impl<L: Document, R: Document> Through<L, R> {
         left: &L::Id,
         limit: u32,
     ) -> Result<crate::explain::PlanSummary> {
-        let shape = self.listing_shape((self.left, self.right), to_bson(left), None, limit);
+        let shape =
+            self.listing_shape((self.left, self.right), id_to_bson::<L>(left)?, None, limit);
         crate::explain::explain_find(db, self.collection, &shape).await
     }
 }
