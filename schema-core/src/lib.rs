@@ -14,6 +14,7 @@ pub mod embed;
 pub mod error;
 pub mod explain;
 pub mod field;
+mod fixed;
 mod id;
 pub mod index;
 pub mod model;
@@ -21,12 +22,13 @@ pub mod plan;
 pub mod relation;
 pub mod repo;
 pub mod schema;
+pub mod schema_depth;
 pub mod server;
 pub mod setup;
 pub mod txn;
 pub mod validator;
 
-pub use bounded::{Bounded, BoundedCollection};
+pub use bounded::{Bounded, BoundedAt, BoundedCollection};
 pub use codec::MAX_DOCUMENT_SIZE;
 pub use embed::{Embed, EmbedArray};
 pub use error::{Error, Result};
@@ -62,12 +64,16 @@ pub mod prelude {
 /// Paths used by generated code. Not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::bounded::{assert_bounded, assert_bounded_items, Bounded, BoundedCollection};
+    pub use crate::bounded::{
+        assert_bounded, assert_bounded_items, AsField, AsItem, Bounded, BoundedAt,
+        BoundedCollection, Deeper, DepthBudget, Nesting, NoDepthLeft,
+    };
     pub use crate::field::{EmbedField, Field, Keep, LinkField, RefField};
     pub use crate::id::{IdAccepted, IdProbe, IdRefused};
     pub use crate::index::{Direction, IndexOrigin, IndexSpec};
     pub use crate::model::{Document, Embedded};
     pub use crate::relation::Relation;
+    pub use crate::schema_depth::schema_of;
     pub use crate::validator::{
         any_of, enum_of, object_schema, one_of, tuple_of, with_max_items, with_tag, BsonSchema,
         Property,

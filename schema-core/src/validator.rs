@@ -14,6 +14,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 use bson::{doc, Bson, Document};
 
+use crate::schema_depth::schema_of;
+
 /// Describes a Rust type as a `$jsonSchema` fragment (`{"bsonType": ...}`).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no `$jsonSchema` description",
@@ -79,7 +81,7 @@ impl BsonSchema for std::time::SystemTime {
 
 impl<T: BsonSchema> BsonSchema for Option<T> {
     fn bson_schema() -> Document {
-        nullable(T::bson_schema())
+        nullable(schema_of::<T>())
     }
     fn optional() -> bool {
         true
@@ -88,7 +90,7 @@ impl<T: BsonSchema> BsonSchema for Option<T> {
 
 impl<T: BsonSchema + ?Sized> BsonSchema for Box<T> {
     fn bson_schema() -> Document {
-        T::bson_schema()
+        schema_of::<T>()
     }
     fn optional() -> bool {
         T::optional()
@@ -97,7 +99,7 @@ impl<T: BsonSchema + ?Sized> BsonSchema for Box<T> {
 
 impl<T: BsonSchema + ?Sized> BsonSchema for std::sync::Arc<T> {
     fn bson_schema() -> Document {
-        T::bson_schema()
+        schema_of::<T>()
     }
     fn optional() -> bool {
         T::optional()
@@ -106,7 +108,7 @@ impl<T: BsonSchema + ?Sized> BsonSchema for std::sync::Arc<T> {
 
 impl<T: BsonSchema, const N: usize> BsonSchema for [T; N] {
     fn bson_schema() -> Document {
-        let mut schema = array_of(T::bson_schema());
+        let mut schema = array_of(schema_of::<T>());
         schema.insert("minItems", N as i64);
         schema.insert("maxItems", N as i64);
         schema
@@ -116,7 +118,7 @@ impl<T: BsonSchema, const N: usize> BsonSchema for [T; N] {
 macro_rules! array {
     ($($t:ident),*) => {
         $(impl<T: BsonSchema> BsonSchema for $t<T> {
-            fn bson_schema() -> Document { array_of(T::bson_schema()) }
+            fn bson_schema() -> Document { array_of(schema_of::<T>()) }
         })*
     };
 }
@@ -124,19 +126,19 @@ array!(Vec, VecDeque, BTreeSet);
 
 impl<T: BsonSchema, S> BsonSchema for HashSet<T, S> {
     fn bson_schema() -> Document {
-        array_of(T::bson_schema())
+        array_of(schema_of::<T>())
     }
 }
 
 impl<K, V: BsonSchema, S> BsonSchema for HashMap<K, V, S> {
     fn bson_schema() -> Document {
-        map_of(V::bson_schema())
+        map_of(schema_of::<V>())
     }
 }
 
 impl<K, V: BsonSchema> BsonSchema for BTreeMap<K, V> {
     fn bson_schema() -> Document {
-        map_of(V::bson_schema())
+        map_of(schema_of::<V>())
     }
 }
 

@@ -22,6 +22,7 @@ pub fn check(cx: &Ctxt, input: &Input) {
     flatten_is_not_supported(cx, input);
     document_is_not_transparent(cx, input);
     arrays_and_maps_are_bounded(cx, input);
+    types_are_not_recursive(cx, input);
     embed_is_on_an_array_or_map(cx, input);
     many_to_many_is_on_an_array(cx, input);
     many_to_many_is_never_null(cx, input);
@@ -227,7 +228,11 @@ fn document_is_not_transparent(cx: &Ctxt, input: &Input) {
 /// generated code catches the rest (aliases, nested sub-documents).
 fn arrays_and_maps_are_bounded(cx: &Ctxt, input: &Input) {
     for field in checked_fields(input) {
-        if !field.is_stored() || !matches!(field.kind, FieldKind::Plain) {
+        // A known encoding of one value (`serde_bytes`) stores one value.
+        if !field.is_stored()
+            || !matches!(field.kind, FieldKind::Plain)
+            || field.serde.single_value_encoding
+        {
             continue;
         }
         // An array `_id` is refused by `id_is_one_value`, with its own reason.
@@ -235,15 +240,29 @@ fn arrays_and_maps_are_bounded(cx: &Ctxt, input: &Input) {
         if is_id && id_refusal(field.ty).is_some() {
             continue;
         }
-        if let Some(kind) = ty::growable(field.ty) {
+        if let Some(advice) = ty::unbounded_advice(field.ty, &field.label) {
+            field.flag();
+            cx.error_spanned_by(field.ty, format!("{advice}{}", misspelt_hint(field)));
+        }
+    }
+}
+
+/// A type that holds itself has no bounded depth; the direct case is named
+/// here, the `Nesting` walk in the generated code catches the rest (two
+/// sub-documents that hold each other). A field a custom serializer stores
+/// is left to the serializer.
+fn types_are_not_recursive(cx: &Ctxt, input: &Input) {
+    for field in checked_fields(input) {
+        if field.is_stored()
+            && !field.serde.custom_serializer
+            && ty::holds_itself(field.ty, input.ident)
+        {
             field.flag();
             cx.error_spanned_by(
                 field.ty,
                 format!(
-                    "unbounded {} `{}`: add `#[embed(max = N)]`, or store the children in their own collection and point at the parent with `#[reference(index)]`{}",
-                    kind.noun(),
-                    field.label,
-                    misspelt_hint(field),
+                    "recursive type: `{}` holds `{}` itself, so nothing bounds the depth of the stored document; store the recursive part in its own collection and point at the parent with `#[reference(index)]`, or unroll it into a fixed number of levels",
+                    field.label, input.ident
                 ),
             );
         }

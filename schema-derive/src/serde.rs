@@ -136,6 +136,10 @@ pub struct SerdeField {
     pub may_be_missing: bool,
     /// `with`/`serialize_with`: the stored form is not the Rust type's.
     pub custom_serializer: bool,
+    /// The custom serializer is a known encoding of one stored value
+    /// ([`is_single_value_encoding`]), so the field's Rust type need not be
+    /// bounded.
+    pub single_value_encoding: bool,
     /// `flatten`, with the span of the key.
     pub flatten: Option<Span>,
 }
@@ -193,6 +197,9 @@ pub fn field(attrs: &[Attribute]) -> SerdeField {
             out.may_be_missing = true;
         } else if meta.path.is_ident("with") || meta.path.is_ident("serialize_with") {
             out.custom_serializer = true;
+            out.single_value_encoding = string_value(meta)
+                .as_deref()
+                .is_some_and(is_single_value_encoding);
         } else if meta.path.is_ident("flatten") {
             out.flatten = Some(span_of(&meta.path));
         }
@@ -219,6 +226,21 @@ pub fn variant(attrs: &[Attribute]) -> SerdeVariant {
         }
     });
     out
+}
+
+/// Serializers known to store exactly one value whatever the data: `serde_bytes`
+/// (one binary value; its own trait accepts byte buffers only) and the
+/// helpers of `bson::serde_helpers` (each takes one scalar type and stores one
+/// scalar). Any other `with`/`serialize_with` keeps the bound check on the
+/// field's Rust type.
+pub fn is_single_value_encoding(path: &str) -> bool {
+    let path = path.trim().trim_start_matches("::");
+    let mut segments = path.split("::").map(str::trim);
+    match (segments.next(), segments.next()) {
+        (Some("serde_bytes"), _) => true,
+        (Some("bson"), Some("serde_helpers")) => segments.next().is_some(),
+        _ => false,
+    }
 }
 
 fn span_of(path: &syn::Path) -> Span {
@@ -310,6 +332,21 @@ mod tests {
         for (rule, expected) in cases {
             assert_eq!(rule.apply_to_variant("VeryLongName"), *expected, "{rule:?}");
         }
+    }
+
+    #[test]
+    fn single_value_encodings() {
+        use super::is_single_value_encoding as known;
+        assert!(known("serde_bytes"));
+        assert!(known("::serde_bytes"));
+        assert!(known(
+            "bson::serde_helpers::chrono_datetime_as_bson_datetime"
+        ));
+        assert!(known("bson::serde_helpers::serialize_u64_as_i64"));
+        assert!(!known("bson::serde_helpers"));
+        assert!(!known("my_bytes"));
+        assert!(!known("serde_with::As"));
+        assert!(!known("crate::serde_bytes"));
     }
 
     #[test]

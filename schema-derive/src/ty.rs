@@ -114,11 +114,109 @@ fn last_name(ty: &Type) -> Option<(String, Option<String>, bool)> {
 /// `Some` when the type, looking through `Option`/`Box`/`Arc`, is obviously
 /// a collection with no bound of its own.
 pub fn growable(ty: &Type) -> Option<Growable> {
+    growable_with_items(ty).map(|(kind, _)| kind)
+}
+
+/// [`growable`], with the item type when it is written out (the value type
+/// of a map).
+fn growable_with_items(ty: &Type) -> Option<(Growable, Option<&Type>)> {
     let inner = peel(ty);
-    if let Type::Slice(_) = inner {
-        return Some(Growable::Array);
+    if let Type::Slice(slice) = inner {
+        return Some((Growable::Array, Some(&slice.elem)));
     }
-    let (name, before, bare) = last_name(inner)?;
+    let kind = growable_name(inner)?;
+    let item = match inner {
+        Type::Path(p) => p
+            .path
+            .segments
+            .last()
+            .and_then(|last| match &last.arguments {
+                PathArguments::AngleBracketed(args) => match kind {
+                    Growable::Array => args.args.iter().find_map(as_type),
+                    Growable::Map => args.args.iter().filter_map(as_type).nth(1),
+                },
+                _ => None,
+            }),
+        _ => None,
+    };
+    Some((kind, item))
+}
+
+fn as_type(arg: &GenericArgument) -> Option<&Type> {
+    match arg {
+        GenericArgument::Type(t) => Some(t),
+        _ => None,
+    }
+}
+
+/// The advice for a field whose type is obviously an array or map with no
+/// bound, naming what it is: an array of free-form values (`bson::Array`)
+/// and an array of arrays cannot be fixed by `#[embed(max = N)]` alone.
+pub fn unbounded_advice(ty: &Type, label: &str) -> Option<String> {
+    let (kind, item) = growable_with_items(ty)?;
+    let noun = kind.noun();
+    if is_bson_array(peel(ty)) {
+        return Some(format!(
+            "unbounded array of free-form values `{label}`: describe the items with a `#[derive(Embedded)]` type \
+             and bound the array with `#[embed(max = N)]` (`Vec<Item>`), store them in their own collection and \
+             point at the parent with `#[reference(index)]`, or keep it free-form with `#[embed(unbounded = \"reason\")]`"
+        ));
+    }
+    if let Some(inner) = item.and_then(growable) {
+        let inner = inner.noun();
+        return Some(format!(
+            "unbounded {noun} of {inner}s `{label}`: `#[embed(max = N)]` would bound the outer {noun} only; \
+             each inner {inner} needs its own sub-document: a `#[derive(Embedded)]` struct holding it with its own \
+             `#[embed(max = N)]`, stored in this {noun} with `#[embed(max = N)]`"
+        ));
+    }
+    Some(format!(
+        "unbounded {noun} `{label}`: add `#[embed(max = N)]`, or store the children in their own collection and \
+         point at the parent with `#[reference(index)]`"
+    ))
+}
+
+fn is_bson_array(ty: &Type) -> bool {
+    matches!(last_name(ty), Some((name, before, true))
+        if name == "Array" && matches!(before.as_deref(), None | Some("bson")))
+}
+
+/// Whether the type names the container itself (`Self` or its own name, as
+/// a one-segment path) anywhere inside it, other than in `PhantomData`:
+/// a recursive type.
+pub fn holds_itself(ty: &Type, container: &syn::Ident) -> bool {
+    match ty {
+        Type::Paren(p) => holds_itself(&p.elem, container),
+        Type::Group(g) => holds_itself(&g.elem, container),
+        Type::Reference(r) => holds_itself(&r.elem, container),
+        Type::Array(a) => holds_itself(&a.elem, container),
+        Type::Slice(s) => holds_itself(&s.elem, container),
+        Type::Ptr(p) => holds_itself(&p.elem, container),
+        Type::Tuple(t) => t.elems.iter().any(|e| holds_itself(e, container)),
+        Type::Path(p) => {
+            if let Some(qself) = &p.qself {
+                if holds_itself(&qself.ty, container) {
+                    return true;
+                }
+            }
+            if p.path.segments.len() == 1 {
+                let ident = &p.path.segments[0].ident;
+                if ident == "Self" || ident == container {
+                    return true;
+                }
+            }
+            p.path.segments.iter().any(|segment| {
+                segment.ident != "PhantomData"
+                    && matches!(&segment.arguments, PathArguments::AngleBracketed(args)
+                        if args.args.iter().filter_map(as_type).any(|t| holds_itself(t, container)))
+            })
+        }
+        _ => false,
+    }
+}
+
+fn growable_name(inner: &Type) -> Option<Growable> {
+    let (name, _, _) = last_name(inner)?;
     if ARRAYS.contains(&name.as_str()) {
         return Some(Growable::Array);
     }
@@ -126,10 +224,7 @@ pub fn growable(ty: &Type) -> Option<Growable> {
         return Some(Growable::Map);
     }
     // `bson::Array` is a `Vec<Bson>`; a bare `Array` is taken to be it too.
-    if name == "Array" && bare && matches!(before.as_deref(), None | Some("bson")) {
-        return Some(Growable::Array);
-    }
-    None
+    is_bson_array(inner).then_some(Growable::Array)
 }
 
 /// Whether the type is, looking through `Option`, a list of values (a
@@ -178,6 +273,30 @@ mod tests {
         assert_eq!(growable(&ty("String")), None);
         assert_eq!(growable(&ty("my::Array")), None);
         assert_eq!(growable(&ty("Tags")), None);
+    }
+
+    #[test]
+    fn advice_names_what_the_type_is() {
+        let advice = |s: &str| unbounded_advice(&ty(s), "f").unwrap_or_default();
+        assert!(advice("Vec<String>").starts_with("unbounded array `f`: add `#[embed(max = N)]`"));
+        assert!(advice("HashMap<String, i32>").starts_with("unbounded map `f`"));
+        assert!(advice("Vec<Vec<String>>").starts_with("unbounded array of arrays `f`"));
+        assert!(advice("BTreeMap<String, Vec<u8>>").starts_with("unbounded map of arrays `f`"));
+        assert!(advice("Option<Box<[Vec<u8>]>>").starts_with("unbounded array of arrays `f`"));
+        assert!(advice("bson::Array").starts_with("unbounded array of free-form values `f`"));
+        assert_eq!(unbounded_advice(&ty("String"), "f"), None);
+    }
+
+    #[test]
+    fn finds_recursion() {
+        let node: syn::Ident = syn::parse_quote!(Node);
+        assert!(holds_itself(&ty("Option<Box<Self>>"), &node));
+        assert!(holds_itself(&ty("Vec<Node>"), &node));
+        assert!(holds_itself(&ty("Option<(i32, Box<Node>)>"), &node));
+        assert!(holds_itself(&ty("HashMap<String, Node>"), &node));
+        assert!(!holds_itself(&ty("PhantomData<Node>"), &node));
+        assert!(!holds_itself(&ty("other::Node"), &node));
+        assert!(!holds_itself(&ty("Vec<NodeId>"), &node));
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! `#[derive(Embedded)]`: `impl Bounded`, `impl BsonSchema` and
+//! `#[derive(Embedded)]`: `impl BoundedAt` (with `Nesting`), `impl BsonSchema` and
 //! `impl Embedded` for a sub-document (a struct or an enum). The schema
 //! itself is built in `validator.rs`, one branch per enum variant.
 
@@ -16,11 +16,11 @@ pub fn expand(input: &Input) -> TokenStream {
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let (schema, optional) = schema(input);
     let checks = bounded::expand(input);
+    let bounded_impls = bounded::impls(input);
     quote! {
         #checks
 
-        #[automatically_derived]
-        impl #impl_generics #p::Bounded for #ident #ty_generics #where_clause {}
+        #bounded_impls
 
         #[automatically_derived]
         impl #impl_generics #p::BsonSchema for #ident #ty_generics #where_clause {

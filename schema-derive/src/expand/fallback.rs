@@ -97,11 +97,11 @@ fn embedded_impls(input: &Input) -> TokenStream {
     let generics = embedded::bounded_generics(input);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let checks = bounded::expand(input);
+    let bounded_impls = bounded::fallback_impls(input);
     quote! {
         #checks
 
-        #[automatically_derived]
-        impl #impl_generics #p::Bounded for #ident #ty_generics #where_clause {}
+        #bounded_impls
 
         #[automatically_derived]
         impl #impl_generics #p::BsonSchema for #ident #ty_generics #where_clause {

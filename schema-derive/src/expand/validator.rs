@@ -219,7 +219,7 @@ pub fn schema(input: &Input, field: &Field) -> TokenStream {
         return quote!(#p::bson::Document::new());
     }
     let at = private_at(input, ty.span());
-    let base = quote_spanned!(ty.span()=> <#ty as #at::BsonSchema>::bson_schema());
+    let base = quote_spanned!(ty.span()=> #at::schema_of::<#ty>());
     match &field.kind {
         FieldKind::Embed(embed) => match embed.max {
             Some(max) => quote!(#p::with_max_items(#base, #max)),
