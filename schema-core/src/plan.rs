@@ -128,8 +128,12 @@ impl Violators {
 
 impl fmt::Display for Violators {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let s = if self.count == 1 { "" } else { "s" };
-        write!(f, "{} existing document{s} fail it", self.count)?;
+        let (s, fail) = if self.count == 1 {
+            ("", "fails")
+        } else {
+            ("s", "fail")
+        };
+        write!(f, "{} existing document{s} {fail} it", self.count)?;
         if !self.ids.is_empty() {
             let more = if (self.ids.len() as u64) < self.count {
                 ", ..."
@@ -440,6 +444,24 @@ mod tests {
             expire_after: None,
             partial_filter: None,
         }
+    }
+
+    #[test]
+    fn violators_show_the_count_and_the_sampled_ids() {
+        let one = Violators {
+            count: 1,
+            ids: vec![Bson::from("c1")],
+        };
+        assert_eq!(one.to_string(), "1 existing document fails it (_id c1)");
+        let many = Violators {
+            count: 7,
+            ids: vec![Bson::from(3), Bson::from("c1")],
+        };
+        assert_eq!(
+            many.to_string(),
+            "7 existing documents fail it (_id 3, c1, ...)"
+        );
+        assert!(Violators::default().is_empty());
     }
 
     #[test]
