@@ -83,9 +83,10 @@ impl Schema {
                 return Ok((Vec::new(), None));
             };
             let changed = !same_validator(server.validator.as_ref(), &model.validator);
-            let violators = match changed || server.level.is_some() {
-                true => Some(violators(db, name, &model.validator).await?),
-                false => None,
+            let violators = if changed || server.level.is_some() {
+                Some(violators(db, name, &model.validator).await?)
+            } else {
+                None
             };
             Ok::<_, Error>((list_indexes(db, name).await?, violators))
         }))
