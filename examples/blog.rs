@@ -113,7 +113,7 @@ async fn main() -> Result {
     show_plan("posts of user_42, with the index of setup", W, &with_index);
     expect_plan(
         &with_index,
-        &["FETCH", "IXSCAN(authorId_1_at_-1)"],
+        &["FETCH", "IXSCAN(authorId_1_at_-1__id_-1)"],
         20,
         20,
         20,
@@ -125,7 +125,7 @@ async fn main() -> Result {
     show_plan("page 1 (10 newest)", W, &plan1);
     expect_plan(
         &plan1,
-        &["LIMIT", "FETCH", "IXSCAN(authorId_1_at_-1)"],
+        &["LIMIT", "FETCH", "IXSCAN(authorId_1_at_-1__id_-1)"],
         10,
         10,
         10,
@@ -135,8 +135,9 @@ async fn main() -> Result {
     let page2_query = children.clone().after(cursor.clone());
     let plan2 = page2_query.explain().await?;
     show_plan("page 2 (after the cursor of page 1)", W, &plan2);
-    // Page 2 starts at the last key of page 1 (`$lte`, that post excluded by
-    // `_id`, so ties on `at` are never skipped): one key more than it returns.
+    // Page 2 starts at the last key of page 1: `at <= last` bounds the scan,
+    // `at < last OR _id < id` excludes that post (ties on `at` come by
+    // `_id`, never skipped): one key more than it returns.
     assert_eq!(plan2.stages, plan1.stages, "{plan2}");
     assert_eq!(plan2.returned, 10, "{plan2}");
     assert!(

@@ -158,7 +158,7 @@ async fn main() -> Result {
     println!("last 20 messages: {plan}");
     expect_plan(
         &plan,
-        &["LIMIT", "FETCH", "IXSCAN(roomId_1_n_-1)"],
+        &["LIMIT", "FETCH", "IXSCAN(roomId_1_n_-1__id_-1)"],
         20,
         20,
         20,

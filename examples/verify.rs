@@ -127,8 +127,8 @@ async fn blog(checks: &mut Checks, db: &Database) -> Result {
         .list_index_names()
         .await?;
     checks.check(
-        indexes.iter().any(|i| i == "authorId_1_at_-1"),
-        "seed000_blog.posts has the index authorId_1_at_-1",
+        indexes.iter().any(|i| i == "authorId_1_at_-1__id_-1"),
+        "seed000_blog.posts has the index authorId_1_at_-1__id_-1",
     );
     let users = Repo::<User>::new(db).count(doc! {}).await?;
     let posts = Repo::<Post>::new(db).count(doc! {}).await?;

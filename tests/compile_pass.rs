@@ -62,14 +62,22 @@ fn id_accessor() {
 fn reference_index_is_compound_and_named_as_the_server_does() {
     let indexes = Post::indexes();
     assert_eq!(indexes.len(), 1);
-    assert_eq!(indexes[0].name, "authorId_1_at_-1");
+    // `_id` last, in the sort key's direction: ties come in one order.
+    assert_eq!(indexes[0].name, "authorId_1_at_-1__id_-1");
     assert_eq!(
         keys(&indexes[0]),
-        vec![("authorId", Direction::Asc), ("at", Direction::Desc)]
+        vec![
+            ("authorId", Direction::Asc),
+            ("at", Direction::Desc),
+            ("_id", Direction::Desc)
+        ]
     );
     assert_eq!(indexes[0].origin, IndexOrigin::Reference("author_id"));
     assert!(!indexes[0].unique);
-    assert_eq!(indexes[0].key_document(), doc! { "authorId": 1, "at": -1 });
+    assert_eq!(
+        indexes[0].key_document(),
+        doc! { "authorId": 1, "at": -1, "_id": -1 }
+    );
 }
 
 #[test]
@@ -470,7 +478,7 @@ mod features {
                 sort: None,
             }
         );
-        assert_eq!(Message::indexes()[0].name, "roomId_1_n_-1");
+        assert_eq!(Message::indexes()[0].name, "roomId_1_n_-1__id_-1");
         // A type can be a document and a sub-document at once.
         let schema = Room::json_schema();
         let recent = schema

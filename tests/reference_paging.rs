@@ -1,5 +1,5 @@
 //! One-to-many by reference from the child (seed 000's users and posts):
-//! keyset pages ride the `{authorId: 1, at: -1}` index that setup creates,
+//! keyset pages ride the `{authorId: 1, at: -1, _id: -1}` index that setup creates,
 //! never skip or repeat a post while posts are being inserted, count with
 //! the index, and load the authors of a page with one query.
 
@@ -77,7 +77,7 @@ async fn page_one_is_limit_fetch_ixscan_with_keys_docs_returned_equal_to_the_pag
     println!("page 1 (10 newest): {plan}");
     assert_eq!(
         plan.stages,
-        ["LIMIT", "FETCH", "IXSCAN(authorId_1_at_-1)"],
+        ["LIMIT", "FETCH", "IXSCAN(authorId_1_at_-1__id_-1)"],
         "{plan}"
     );
     assert_eq!(
@@ -87,7 +87,7 @@ async fn page_one_is_limit_fetch_ixscan_with_keys_docs_returned_equal_to_the_pag
     );
 
     // Page 2 still rides the index with no SORT stage; it reads the last
-    // post of page 1 again (excluded by `_id`) and nothing else.
+    // post of page 1 again (excluded by the keyset bound) and nothing else.
     let page1 = children.page().await.unwrap();
     let plan2 = children
         .clone()
@@ -98,7 +98,7 @@ async fn page_one_is_limit_fetch_ixscan_with_keys_docs_returned_equal_to_the_pag
     println!("page 2: {plan2}");
     assert_eq!(
         plan2.stages,
-        ["LIMIT", "FETCH", "IXSCAN(authorId_1_at_-1)"],
+        ["LIMIT", "FETCH", "IXSCAN(authorId_1_at_-1__id_-1)"],
         "{plan2}"
     );
     assert_eq!(plan2.returned, 10, "{plan2}");
@@ -140,7 +140,7 @@ async fn keyset_pages_concatenate_to_the_authors_posts_while_posts_are_inserted(
         .filter(|p| p.author_id == author)
         .cloned()
         .collect();
-    expected.sort_by_key(|p| std::cmp::Reverse(p.at));
+    expected.sort_by(|a, b| b.at.cmp(&a.at).then_with(|| b.id.cmp(&a.id)));
 
     let mut seen: Vec<Post> = Vec::new();
     let mut cursor = None;
@@ -184,13 +184,10 @@ async fn keyset_pages_concatenate_to_the_authors_posts_while_posts_are_inserted(
     unique.dedup();
     assert_eq!(unique.len(), seen.len(), "no post appears twice");
     assert_eq!(seen.len(), expected.len(), "no post is skipped");
-    // In order: newest first; within a timestamp the index's order.
-    assert!(seen.windows(2).all(|w| w[0].at >= w[1].at));
-    let mut a = ids(&seen);
-    let mut b = ids(&expected);
-    a.sort();
-    b.sort();
-    assert_eq!(a, b, "exactly the author's posts");
+    // Exactly the author's posts that existed when paging began (the new
+    // ones are newer than the first page), newest first, equal timestamps
+    // by `_id` descending.
+    assert_eq!(ids(&seen), ids(&expected));
 }
 
 #[tokio::test]
@@ -275,6 +272,6 @@ async fn paging_without_the_index_is_refused_with_a_clear_error() {
         .unwrap_err();
     let message = err.to_string();
     assert!(matches!(err, Error::MissingIndex { .. }), "{message}");
-    assert!(message.contains("authorId_1_at_-1"), "{message}");
+    assert!(message.contains("authorId_1_at_-1__id_-1"), "{message}");
     assert!(message.contains("setup"), "{message}");
 }

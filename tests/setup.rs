@@ -96,7 +96,10 @@ async fn setup_creates_everything_then_a_second_run_writes_nothing() {
     let report = schema().sync(&db).await.unwrap();
     assert!(report.left_alone.is_empty());
     let posts = index_names(&db, "posts").await;
-    assert!(posts.contains(&"authorId_1_at_-1".to_owned()), "{posts:?}");
+    assert!(
+        posts.contains(&"authorId_1_at_-1__id_-1".to_owned()),
+        "{posts:?}"
+    );
     let users = index_names(&db, "users").await;
     for name in ["email_unique", "lastSeen_1", "nickname_1", "score_-1"] {
         assert!(
@@ -181,7 +184,7 @@ async fn an_index_with_the_same_name_and_other_keys_is_refused_with_both_specs()
     let db = support::fresh_db(&client, "setup_conflict").await;
     let posts = db.collection::<BsonDocument>("posts");
     let options = mongodb::options::IndexOptions::builder()
-        .name("authorId_1_at_-1".to_owned())
+        .name("authorId_1_at_-1__id_-1".to_owned())
         .build();
     posts
         .create_index(

@@ -3,7 +3,8 @@
 //! [`explain_find`] runs `explain` on a `find` with
 //! `verbosity: "executionStats"` and walks the winning plan through its
 //! `inputStage`s, so a page of a user's posts reads
-//! `LIMIT > FETCH > IXSCAN(authorId_1_at_-1)  returned=10 keys=10 docs=10`.
+//! `LIMIT > FETCH > IXSCAN(authorId_1_at_-1__id_-1)  returned=10 keys=10 docs=10`
+//! (with ` finds=2` when it sums up two queries).
 
 use std::fmt;
 
@@ -16,7 +17,7 @@ use crate::error::{Error, Result};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlanSummary {
     /// The winning plan's stages from the root down, e.g.
-    /// `["LIMIT", "FETCH", "IXSCAN(authorId_1_at_-1)"]`.
+    /// `["LIMIT", "FETCH", "IXSCAN(authorId_1_at_-1__id_-1)"]`.
     pub stages: Vec<String>,
     /// Documents returned (`executionStats.nReturned`).
     pub returned: u64,
@@ -24,6 +25,8 @@ pub struct PlanSummary {
     pub keys_examined: u64,
     /// Documents read (`executionStats.totalDocsExamined`).
     pub docs_examined: u64,
+    /// How many queries this sums up: 1, or more after [`then`](Self::then).
+    pub finds: u64,
 }
 
 impl PlanSummary {
@@ -40,6 +43,21 @@ impl PlanSummary {
     /// Whether the plan sorts in memory (a `SORT` stage) rather than in index order.
     pub fn sorts_in_memory(&self) -> bool {
         self.stages.iter().any(|s| s.starts_with("SORT"))
+    }
+
+    /// This plan followed by `next` (a page that takes two finds): the
+    /// counts summed, the stages kept when both plans have the same ones,
+    /// else both chains joined by a `+` stage.
+    pub fn then(mut self, next: PlanSummary) -> PlanSummary {
+        if self.stages != next.stages {
+            self.stages.push("+".to_owned());
+            self.stages.extend(next.stages);
+        }
+        self.returned += next.returned;
+        self.keys_examined += next.keys_examined;
+        self.docs_examined += next.docs_examined;
+        self.finds += next.finds;
+        self
     }
 
     /// Reads a summary from the reply of `explain` with `executionStats`.
@@ -80,6 +98,7 @@ impl PlanSummary {
             returned: number(stats, "nReturned"),
             keys_examined: number(stats, "totalKeysExamined"),
             docs_examined: number(stats, "totalDocsExamined"),
+            finds: 1,
         })
     }
 }
@@ -93,7 +112,11 @@ impl fmt::Display for PlanSummary {
             self.returned,
             self.keys_examined,
             self.docs_examined
-        )
+        )?;
+        if self.finds > 1 {
+            write!(f, " finds={}", self.finds)?;
+        }
+        Ok(())
     }
 }
 

@@ -222,12 +222,23 @@ impl<'a> Input<'a> {
                 if let Some(sort) = &reference.sort {
                     keys.push((self.stored_key(&sort.name), sort.dir));
                 }
-                out.push(Index::new(
+                // `_id` last, in the sort key's direction, so that children
+                // with equal sort values stay in one index order and a page
+                // can start right after the last one it returned. A unique
+                // reference has no ties (and `_id` would void the uniqueness).
+                let tie_break = !reference.unique && keys.iter().all(|(k, _)| k != "_id");
+                if tie_break {
+                    let dir = keys.last().map_or(Dir::Asc, |(_, d)| *d);
+                    keys.push(("_id".to_owned(), dir));
+                }
+                let mut index = Index::new(
                     keys,
                     Origin::Reference(field.name.clone()),
                     reference.span,
                     reference.unique,
-                ));
+                );
+                index.tie_break = tie_break;
+                out.push(index);
             }
         }
         for field in self.struct_fields().iter().filter(|f| f.is_stored()) {
@@ -296,6 +307,8 @@ pub struct Index<'a> {
     pub partial: Vec<(String, &'a PartialTest)>,
     pub origin: Origin,
     pub span: Span,
+    /// The last key is the `_id` a reference index adds after its own keys.
+    pub tie_break: bool,
 }
 
 impl Index<'_> {
@@ -311,11 +324,18 @@ impl Index<'_> {
             partial: Vec::new(),
             origin,
             span,
+            tie_break: false,
         }
+    }
+
+    /// The keys the index was declared with: without the `_id` tie-break.
+    pub fn declared_keys(&self) -> &[(String, Dir)] {
+        let own = self.keys.len() - usize::from(self.tie_break);
+        &self.keys[..own]
     }
 }
 
-/// The server's default index name (`authorId_1_at_-1`), as
+/// The server's default index name (`authorId_1_at_-1__id_-1`), as
 /// `schema_core::index::default_name` computes it.
 pub fn default_name(keys: &[(String, Dir)]) -> String {
     keys.iter()

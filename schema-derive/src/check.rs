@@ -575,22 +575,32 @@ fn ttl_index_has_one_key(cx: &Ctxt, input: &Input) {
 /// the server; the second is reported, naming the first.
 fn indexes_are_distinct(cx: &Ctxt, input: &Input) {
     let indexes = input.indexes();
-    let mut by_keys: HashMap<String, &Origin> = HashMap::new();
+    // A reference's index also stands for its keys without the `_id`
+    // tie-break: it serves every query an index on those would.
+    let mut by_keys: HashMap<String, (&Origin, Option<String>)> = HashMap::new();
     let mut by_name: HashMap<&str, &Origin> = HashMap::new();
     for index in &indexes {
         let keys = key_text(&index.keys);
-        if let Some(first) = by_keys.get(&keys) {
+        let declared = key_text(index.declared_keys());
+        if let Some((first, whole)) = by_keys.get(&keys).or_else(|| by_keys.get(&declared)) {
+            let whole = whole
+                .as_ref()
+                .map(|whole| format!(" (its index is {whole}, `_id` last to order ties)"))
+                .unwrap_or_default();
             cx.error_at(
                 index.span,
                 format!(
-                    "two indexes on the same keys {keys}: {} here and {} before it; keep one (options such as `unique` go on the one you keep)",
+                    "two indexes on the same keys {declared}: {} here and {}{whole} before it; keep one (options such as `unique` go on the one you keep)",
                     index.origin.describe(),
                     first.describe()
                 ),
             );
             continue;
         }
-        by_keys.insert(keys, &index.origin);
+        if index.tie_break {
+            by_keys.insert(declared, (&index.origin, Some(keys.clone())));
+        }
+        by_keys.insert(keys, (&index.origin, None));
         if let Some(first) = by_name.get(index.name.as_str()) {
             cx.error_at(
                 index.name_span.unwrap_or(index.span),

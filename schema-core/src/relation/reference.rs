@@ -2,21 +2,47 @@
 //! sort(at = desc))]` on `Post::author_id`.
 //!
 //! [`Repo::children`] pages a parent's children on the index setup created
-//! (`{authorId: 1, at: -1}`), newest first, by keyset: each page is one
-//! `find` with the parent's id, the sort key bounded by the last one seen,
-//! `sort: {at: -1}` and `limit`. That shape leaves the planner one index
-//! that serves both the filter and the sort; the plan is
-//! `LIMIT > FETCH > IXSCAN(authorId_1_at_-1)` with keys = docs = returned
-//! (page 1), nothing is skipped. The first page of a [`Repo`] checks once
-//! (`listIndexes`) that the index exists, and refuses with
-//! [`Error::MissingIndex`](crate::Error::MissingIndex) rather than scan the collection.
+//! (`{authorId: 1, at: -1, _id: -1}`), newest first, by keyset: each page
+//! is a `find` with the parent's id, a bound past the last child returned,
+//! `sort: {at: -1, _id: -1}` and `limit`. That shape leaves the planner one
+//! index that serves both the filter and the sort; the plan is
+//! `LIMIT > FETCH > IXSCAN(authorId_1_at_-1__id_-1)` and a page reads at most
+//! page size + 1 index keys, however many children share a sort value.
+//! The first page of a [`Repo`] checks once (`listIndexes`) that the index
+//! exists, and refuses with [`Error::MissingIndex`](crate::Error::MissingIndex)
+//! rather than scan the collection.
 //!
-//! Ties on the sort key are broken without a `SORT` stage: sorting on
-//! `{at: -1, _id: -1}` would need one (the index holds no `_id`), so the
-//! page keeps the index order and the [`Cursor`] carries the `_id`s already
-//! returned with the last sort value (usually just the last one), which the
-//! next page excludes with `$nin`. Pages therefore never repeat nor skip a
-//! child, even while children are inserted between reads.
+//! **Order.** Children come by the sort key in its direction, and children
+//! with equal sort values (or with none: null and missing sort first
+//! ascending, last descending) by `_id` in the same direction: newest first
+//! means `at` descending, then `_id` descending; [`Children::reversed`] is
+//! exactly the opposite order. A reference without a sort key pages by
+//! `_id` ascending. This is the index's own order (setup puts `_id` last in
+//! a reference's index, in the sort key's direction), so no page sorts in
+//! memory. A `unique` reference has no ties and no `_id` in its index.
+//!
+//! **The cursor** is the last child's sort value and `_id`, and whether it
+//! shares its sort value with the child before it: constant size, however
+//! long a run of equal values. The next page is the keyset bound
+//! `(at < last) OR (at == last AND _id < id)`, sent so that the index scan
+//! starts at the cursor:
+//!
+//! - usually as one `find`: the range `at <= last` bounds the scan and the
+//!   `$or` is checked on each document, which reads the cursor's own key
+//!   and document again, then the page (keys = page size + 1);
+//! - after a cursor inside a run of equal values (where that range would
+//!   re-read the run from its start), as `{at: last, _id < id}` (the rest of
+//!   the run, one tight range) and, only if that leaves the page short, a
+//!   second `find` with `at < last` for the rest of the page;
+//! - a newest-first page that may reach children without a sort value
+//!   (when the model lets it be null or missing) ends with one more `find`
+//!   for those (`at: null`), again only if the page is still short.
+//!
+//! Each `find` is `LIMIT > FETCH > IXSCAN` on the reference index, limited
+//! to what the page still lacks, so a page reads at most page size + 1
+//! index keys in all. Pages never repeat nor skip a child, even while
+//! children are inserted between reads (a child inserted before the
+//! cursor's position is not seen, one inserted after it is).
 //!
 //! ```no_run
 //! # use schema_core::prelude::*;
@@ -56,7 +82,7 @@ use crate::codec::{field_error, id_to_bson};
 use crate::error::Result;
 use crate::explain::{explain_find, FindShape, PlanSummary};
 use crate::field::RefField;
-use crate::index::Direction;
+use crate::index::{Direction, IndexOrigin};
 use crate::model::Document;
 use crate::repo::Repo;
 
@@ -76,17 +102,18 @@ pub struct Page<M> {
 /// Where a page ended: the last sort value and `_id`, never an offset.
 ///
 /// Serializable, so it can travel to a client and back (e.g. as extended
-/// JSON).
+/// JSON); its size does not grow with the number of children paged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Cursor {
     /// The sort key of the last child returned (its `_id` when the reference
-    /// has no sort key).
+    /// has no sort key; null when the child has none).
     pub last: Bson,
     /// The `_id` of the last child returned.
     pub id: Bson,
-    /// The `_id`s of earlier children returned with the same sort key as the
-    /// last one (usually none).
-    pub ties: Vec<Bson>,
+    /// Whether the child returned before the last one had the same sort
+    /// value: the next page then starts with the rest of that run.
+    #[serde(default)]
+    pub tied: bool,
 }
 
 impl<C: Document> Repo<C> {
@@ -263,7 +290,7 @@ impl<C: Document, T, P> Children<'_, C, T, P> {
     }
 
     /// Also sends the index as a `hint`. Off by default: the query's shape
-    /// (equality on the reference, sort on the index's second key) already
+    /// (equality on the reference, sort on the index's other keys) already
     /// makes the planner pick it, the index's presence is checked once per
     /// repository, and some servers charge for resolving a hint.
     pub fn hinted(mut self) -> Self {
@@ -271,34 +298,58 @@ impl<C: Document, T, P> Children<'_, C, T, P> {
         self
     }
 
-    /// The sort key and its direction for this page; `_id` when the
-    /// reference has none.
-    fn order(&self) -> (&'static str, Direction) {
+    /// The sort key and its direction for this page (`_id` when the
+    /// reference has none), and whether `_id` orders its ties.
+    fn order(&self) -> Order {
         let (key, dir) = self.field.sort().unwrap_or(("_id", Direction::Asc));
         let dir = match (dir, self.reversed) {
             (d, false) => d,
             (Direction::Asc, true) => Direction::Desc,
             (Direction::Desc, true) => Direction::Asc,
         };
-        (key, dir)
+        let tie_break = key != "_id" && self.index().last().is_some_and(|(k, _)| k == "_id");
+        Order {
+            key,
+            dir,
+            tie_break,
+        }
     }
 
-    /// The index the reference declared (as setup creates it): its key
-    /// document, found among the model's indexes, else as the derive names it.
-    fn index_keys(&self) -> BsonDocument {
+    /// The keys of the index the reference declared (as setup creates it),
+    /// found among the model's indexes, else as the derive makes them:
+    /// the reference, its sort key, then `_id` in the sort key's direction.
+    fn index(&self) -> Vec<(String, Direction)> {
         let mut keys = vec![(self.field.name().to_owned(), Direction::Asc)];
         if let Some((sort, dir)) = self.field.sort() {
             keys.push((sort.to_owned(), dir));
         }
-        C::indexes()
-            .into_iter()
-            .find(|spec| spec.keys == keys)
-            .map(|spec| spec.key_document())
-            .unwrap_or_else(|| {
-                keys.iter()
-                    .map(|(k, d)| (k.clone(), Bson::Int32(d.as_i32())))
-                    .collect()
-            })
+        let declared = C::indexes().into_iter().find(|spec| {
+            matches!(spec.origin, IndexOrigin::Reference(_))
+                && spec.keys.starts_with(&keys)
+                && match &spec.keys[keys.len()..] {
+                    [] => true,
+                    [(id, _)] => id == "_id",
+                    _ => false,
+                }
+        });
+        match declared {
+            Some(spec) => spec.keys,
+            None => {
+                if keys.iter().all(|(k, _)| k != "_id") {
+                    let dir = keys.last().map_or(Direction::Asc, |(_, d)| *d);
+                    keys.push(("_id".to_owned(), dir));
+                }
+                keys
+            }
+        }
+    }
+
+    /// The index's key document, e.g. `{authorId: 1, at: -1, _id: -1}`.
+    fn index_keys(&self) -> BsonDocument {
+        self.index()
+            .iter()
+            .map(|(k, d)| (k.clone(), Bson::Int32(d.as_i32())))
+            .collect()
     }
 
     /// The filter of the parent's children (for counting); an
@@ -311,50 +362,101 @@ impl<C: Document, T, P> Children<'_, C, T, P> {
         Ok(doc! { self.field.name(): parent })
     }
 
-    /// The page query: filter, sort, limit (and hint, if
-    /// [`hinted`](Self::hinted)); an [`Error::Serialize`](crate::Error::Serialize) naming the
-    /// reference when the parent's id has no BSON form.
-    pub fn shape(&self) -> Result<FindShape> {
-        let (key, dir) = self.order();
-        let mut filter = self.parent_filter()?;
-        if let Some(cursor) = &self.after {
-            // Children whose sort key is null or missing sort before every
-            // value: last when newest first, first when oldest first. A
-            // range on a value never matches them, so when the model lets
-            // the key be null a descending page asks for "not greater" (null
-            // included, still one index scan), and an ascending page after a
-            // null asks for everything not yet seen.
-            let last = cursor.last.clone();
-            let bound = match (dir, key == "_id") {
-                (Direction::Desc, true) => Some(doc! { "$lt": last }),
-                (Direction::Asc, true) => Some(doc! { "$gt": last }),
-                (Direction::Desc, false) if last != Bson::Null && may_be_null::<C>(key) => {
-                    Some(doc! { "$not": { "$gt": last } })
-                }
-                (Direction::Desc, false) => Some(doc! { "$lte": last }),
-                (Direction::Asc, false) if last == Bson::Null => None,
-                (Direction::Asc, false) => Some(doc! { "$gte": last }),
-            };
-            if let Some(bound) = bound {
-                filter.insert(key, bound);
-            }
-            if key != "_id" {
-                let mut seen = cursor.ties.clone();
-                seen.push(cursor.id.clone());
-                filter.insert("_id", doc! { "$nin": seen });
-            }
+    /// A page query with `filter`: the order's sort, the page's limit (and
+    /// the hint, if [`hinted`](Self::hinted)).
+    fn find(&self, order: &Order, filter: BsonDocument) -> FindShape {
+        let mut sort = doc! { order.key: order.dir.as_i32() };
+        if order.tie_break {
+            sort.insert("_id", order.dir.as_i32());
         }
-        Ok(FindShape {
+        FindShape {
             filter,
-            sort: Some(doc! { key: dir.as_i32() }),
+            sort: Some(sort),
             limit: Some(i64::from(self.size)),
             projection: None,
             hint: self.hinted.then(|| Bson::Document(self.index_keys())),
-        })
+        }
     }
 
-    /// One page: one `find` (the driver adds no `getMore`: the page fits its
-    /// first batch).
+    /// The finds of this page, in page order: a page runs them one after the
+    /// other until it is full (see the module docs).
+    fn finds(&self) -> Result<Vec<FindShape>> {
+        let order = self.order();
+        let parent = self.parent_filter()?;
+        let Some(cursor) = &self.after else {
+            return Ok(vec![self.find(&order, parent)]);
+        };
+        let with = |key: &str, bound: Bson| {
+            let mut filter = parent.clone();
+            filter.insert(key, bound);
+            filter
+        };
+        let key = order.key;
+        let desc = order.dir == Direction::Desc;
+        let after_id = if desc {
+            doc! { "$lt": cursor.id.clone() }
+        } else {
+            doc! { "$gt": cursor.id.clone() }
+        };
+        if key == "_id" {
+            return Ok(vec![self.find(&order, with("_id", after_id.into()))]);
+        }
+        // Null and missing sort keys come before every value: last when
+        // newest first, first when oldest first. No range on a value
+        // reaches them, so a descending page that may reach them reads
+        // them with a find of their own.
+        let last = cursor.last.clone();
+        let null = last == Bson::Null;
+        let nulls_after = desc && !null && may_be_null::<C>(key);
+        // Values past `last` (nulls excluded).
+        let past = match (desc, null) {
+            (true, true) => None,
+            (true, false) => Some(doc! { "$lt": last.clone() }),
+            (false, true) => Some(doc! { "$ne": Bson::Null }),
+            (false, false) => Some(doc! { "$gt": last.clone() }),
+        };
+        let mut finds = Vec::new();
+        match past {
+            // `(key past last) OR (key == last AND _id after id)`, the range
+            // `key <= last` (`>=` ascending) bounding the scan: the scan
+            // starts at the first child with the cursor's value.
+            Some(past) if !cursor.tied => {
+                let mut filter = match (desc, null) {
+                    (_, true) => parent.clone(),
+                    (true, false) => with(key, doc! { "$lte": last.clone() }.into()),
+                    (false, false) => with(key, doc! { "$gte": last.clone() }.into()),
+                };
+                filter.insert("$or", vec![doc! { key: past }, doc! { "_id": after_id }]);
+                finds.push(filter);
+            }
+            // Inside a run of equal values: the rest of the run, then past it.
+            past => {
+                let mut ties = with(key, last.clone());
+                ties.insert("_id", after_id);
+                finds.push(ties);
+                finds.extend(past.map(|past| with(key, past.into())));
+            }
+        }
+        if nulls_after {
+            finds.push(with(key, Bson::Null));
+        }
+        Ok(finds
+            .into_iter()
+            .map(|filter| self.find(&order, filter))
+            .collect())
+    }
+
+    /// The page query (its first `find`, when it takes more; see the module
+    /// docs): filter, sort, limit (and hint, if [`hinted`](Self::hinted));
+    /// an [`Error::Serialize`](crate::Error::Serialize) naming the reference
+    /// when the parent's id has no BSON form.
+    pub fn shape(&self) -> Result<FindShape> {
+        Ok(self.finds()?.swap_remove(0))
+    }
+
+    /// One page: usually one `find`; two or three when the page reaches the
+    /// end of a run of equal sort values or the null sort keys (the driver
+    /// adds no `getMore`: a page fits its first batch).
     pub async fn page(&self) -> Result<Page<C>> {
         self.page_opt(None).await
     }
@@ -364,27 +466,48 @@ impl<C: Document, T, P> Children<'_, C, T, P> {
         self.page_opt(Some(session)).await
     }
 
-    async fn page_opt(&self, session: Option<&mut ClientSession>) -> Result<Page<C>> {
+    async fn page_opt(&self, mut session: Option<&mut ClientSession>) -> Result<Page<C>> {
+        self.require_index().await?;
+        let mut docs = Vec::new();
+        for find in self.finds()? {
+            let short = self.size as usize - docs.len();
+            if short == 0 {
+                break;
+            }
+            let limit = u32::try_from(short).unwrap_or(self.size);
+            docs.extend(self.run(session.as_deref_mut(), find, limit).await?);
+        }
+        self.to_page(docs)
+    }
+
+    async fn require_index(&self) -> Result<()> {
         self.repo
             .require_index(
                 (self.field.name(), self.field.sort().map(|(k, _)| k)),
                 || self.index_keys(),
             )
-            .await?;
-        let shape = self.shape()?;
+            .await
+    }
+
+    /// Runs one find of the page with at most `limit` children.
+    async fn run(
+        &self,
+        session: Option<&mut ClientSession>,
+        shape: FindShape,
+        limit: u32,
+    ) -> Result<Vec<RawDocumentBuf>> {
         let raw = self.repo.collection().clone_with_type::<RawDocumentBuf>();
         let mut action = raw
             .find(shape.filter)
             .sort(shape.sort.unwrap_or_default())
-            .limit(i64::from(self.size))
-            .batch_size(self.size);
-        if self.hinted {
-            action = action.hint(Hint::Keys(self.index_keys()));
+            .limit(i64::from(limit))
+            .batch_size(limit);
+        if let Some(Bson::Document(hint)) = shape.hint {
+            action = action.hint(Hint::Keys(hint));
         }
-        let docs: Vec<RawDocumentBuf> = crate::cursor::collect(action, session)
+        crate::cursor::collect(action, session)
             .await
-            .map_err(|e| self.repo.err(e, "page through"))?;
-        self.to_page(docs)
+            .map_err(|e| self.repo.err(e, "page through"))
     }
 
     fn to_page(&self, docs: Vec<RawDocumentBuf>) -> Result<Page<C>> {
@@ -401,40 +524,19 @@ impl<C: Document, T, P> Children<'_, C, T, P> {
     }
 
     /// The cursor after a full page: the last child's sort value and `_id`,
-    /// and the `_id`s of the children before it with the same sort value
-    /// (read from the end, so usually only the last child is looked at).
+    /// and whether the child before it (on this page, or the last one of
+    /// the page before) has the same sort value.
     fn next_cursor(&self, docs: &[RawDocumentBuf]) -> Option<Cursor> {
-        let (key, _) = self.order();
+        let order = self.order();
         let last_doc = docs.last()?;
-        let last = raw_path(last_doc, key);
+        let last = raw_path(last_doc, order.key);
         let id = raw_path(last_doc, "_id");
-        if key == "_id" {
-            return Some(Cursor {
-                last,
-                id,
-                ties: Vec::new(),
-            });
-        }
-        let mut ties = Vec::new();
-        let mut whole_page_tied = true;
-        for doc in docs.iter().rev().skip(1) {
-            if raw_path(doc, key) != last {
-                whole_page_tied = false;
-                break;
-            }
-            ties.push(raw_path(doc, "_id"));
-        }
-        ties.reverse();
-        // A run of equal sort values that started on an earlier page.
-        if whole_page_tied {
-            if let Some(prev) = self.after.as_ref().filter(|p| p.last == last) {
-                let mut earlier = prev.ties.clone();
-                earlier.push(prev.id.clone());
-                earlier.extend(ties);
-                ties = earlier;
-            }
-        }
-        Some(Cursor { last, id, ties })
+        let tied = order.key != "_id"
+            && match docs.len() {
+                1 => self.after.as_ref().is_some_and(|prev| prev.last == last),
+                n => raw_path(&docs[n - 2], order.key) == last,
+            };
+        Some(Cursor { last, id, tied })
     }
 
     /// How many children the parent has: one `aggregate` (`countDocuments`),
@@ -450,14 +552,33 @@ impl<C: Document, T, P> Children<'_, C, T, P> {
             .await
     }
 
-    /// What the server does for this page: `explain` with `executionStats`.
+    /// What the server does for this page: `explain` with `executionStats`
+    /// of its find, or of each find the page runs, summed (see
+    /// [`PlanSummary::then`]).
     pub async fn explain(&self) -> Result<PlanSummary> {
-        self.repo
-            .require_index(
-                (self.field.name(), self.field.sort().map(|(k, _)| k)),
-                || self.index_keys(),
-            )
-            .await?;
-        explain_find(self.repo.database(), C::COLLECTION, &self.shape()?).await
+        self.require_index().await?;
+        let db = self.repo.database();
+        let mut finds = self.finds()?.into_iter();
+        let first = finds.next().unwrap_or_default();
+        let mut summary = explain_find(db, C::COLLECTION, &first).await?;
+        for mut find in finds {
+            let short = u64::from(self.size).saturating_sub(summary.returned);
+            if short == 0 {
+                break;
+            }
+            find.limit = Some(i64::try_from(short).unwrap_or(i64::MAX));
+            summary = summary.then(explain_find(db, C::COLLECTION, &find).await?);
+        }
+        Ok(summary)
     }
+}
+
+/// How a page orders children (see the module docs).
+struct Order {
+    /// The sort key, `_id` when the reference has none.
+    key: &'static str,
+    /// The page's direction.
+    dir: Direction,
+    /// `_id` follows the key in the index and in the sort.
+    tie_break: bool,
 }

@@ -1,5 +1,10 @@
 //! `Document::indexes()`: references first (field order), then many-to-many
 //! arrays, then the container's `index(...)` in declaration order.
+//!
+//! A reference's index is `{ref: 1, sort: dir, _id: dir}` (`{ref: 1, _id: 1}`
+//! without a sort key, `{ref: 1[, sort: dir]}` when `unique`): the `_id` last
+//! gives equal sort values one order, which keyset pages rely on (see
+//! `schema_core::relation::reference`).
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
