@@ -385,7 +385,7 @@ async fn main() {
                 let author = format!("user_{}", i % 1000);
                 let page: Vec<Post> = raw
                     .find(doc! { "authorId": author })
-                    .sort(doc! { "at": -1 })
+                    .sort(doc! { "at": -1, "_id": -1 })
                     .limit(10)
                     .batch_size(10)
                     .await

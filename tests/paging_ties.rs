@@ -338,6 +338,11 @@ async fn a_deployment_with_the_index_without_id_gets_a_plan_and_a_clear_error() 
         .await
         .unwrap();
 
+    // A cursor the previous release serialized still parses.
+    let saved = doc! { "last": DateTime::from_millis(TIED_MS), "id": "p0", "ties": ["a", "b"] };
+    let cursor: Cursor = bson::from_document(saved).unwrap();
+    assert_eq!((cursor.id.as_str(), cursor.tied), (Some("p0"), false));
+
     let err = posts
         .children(Post::FIELDS.author_id, &"ada".to_owned())
         .page()
