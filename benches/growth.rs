@@ -7,7 +7,7 @@
 //!   unbounded `Vec` does not compile). It lives in a database of its own,
 //!   with one tiny "neighbor" room in the same collection;
 //! - referenced: the framework's model, one `roomMessages` document per
-//!   message with an indexed `{roomId: 1, n: -1}` (set up by `Schema::sync`),
+//!   message with an indexed `{roomId: 1, n: -1, _id: -1}` (set up by `Schema::sync`),
 //!   so the room document stays tiny.
 //!
 //! Messages are added to both models alternately, in batches of `BATCH`
@@ -57,7 +57,7 @@ struct Room {
 }
 
 /// One message, in its own document, pointing at its room; the compound
-/// index `{roomId: 1, n: -1}` serves "the newest messages of a room".
+/// index `{roomId: 1, n: -1, _id: -1}` serves "the newest messages of a room".
 #[derive(Document, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[document(collection = "roomMessages")]

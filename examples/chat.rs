@@ -2,7 +2,7 @@
 //! message into its own document slows down as it grows and fails for good
 //! at push 2,090 (16 MiB). With the framework that model does not compile;
 //! its model instead is one document per message in `roomMessages`,
-//! pointing at its room with an index on `{roomId: 1, n: -1}`. This example
+//! pointing at its room with an index on `{roomId: 1, n: -1, _id: -1}`. This example
 //! stores 2,100 messages (more than the array could hold), times a tiny
 //! update of the room at 1 and at 2,100 messages, and explains "the last 20
 //! messages".

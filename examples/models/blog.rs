@@ -24,7 +24,7 @@ pub struct Profile {
 }
 
 /// `posts`: many per user and growing, so each post points at its author;
-/// the reference is indexed `{authorId: 1, at: -1}` for "newest first" pages.
+/// the reference is indexed `{authorId: 1, at: -1, _id: -1}` for "newest first" pages.
 /// A post's tags are few and bounded, so they are embedded.
 #[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]

@@ -19,7 +19,7 @@ pub struct Room {
     pub message_count: i64,
 }
 
-/// `roomMessages`: one document per message, indexed `{roomId: 1, n: -1}`
+/// `roomMessages`: one document per message, indexed `{roomId: 1, n: -1, _id: -1}`
 /// so "the last 20 messages" reads 20 index keys.
 #[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]

@@ -26,7 +26,7 @@ pub struct Profile {
 }
 
 /// Seed 000: one-to-many by reference from the child, with the compound
-/// index `{authorId: 1, at: -1}` that pages a user's newest posts.
+/// index `{authorId: 1, at: -1, _id: -1}` that pages a user's newest posts.
 #[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 #[document(collection = "posts")]

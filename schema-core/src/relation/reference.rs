@@ -111,7 +111,9 @@ pub struct Cursor {
     /// The `_id` of the last child returned.
     pub id: Bson,
     /// Whether the child returned before the last one had the same sort
-    /// value: the next page then starts with the rest of that run.
+    /// value: the next page then starts with the rest of that run. It only
+    /// chooses how the next page is asked for; either value returns the
+    /// same children (a wrong one costs index keys, not correctness).
     #[serde(default)]
     pub tied: bool,
 }
