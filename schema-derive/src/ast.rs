@@ -105,6 +105,7 @@ pub enum Style {
 }
 
 pub struct Variant<'a> {
+    pub ident: &'a Ident,
     /// The stored (serde) name of the variant.
     pub stored: String,
     pub skip: bool,
@@ -423,6 +424,7 @@ fn parse_variant<'a>(
         syn::Fields::Unit => (Style::Unit, Vec::new()),
     };
     Variant {
+        ident: &variant.ident,
         stored,
         skip: serde.skip,
         untagged: serde.untagged,

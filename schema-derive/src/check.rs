@@ -18,6 +18,7 @@ pub fn check(cx: &Ctxt, input: &Input) {
     document_has_a_collection(cx, input);
     document_has_an_id(cx, input);
     id_is_one_value(cx, input);
+    ids_are_stored_as_their_type(cx, input);
     document_is_not_generic(cx, input);
     flatten_is_not_supported(cx, input);
     document_is_not_transparent(cx, input);
@@ -36,6 +37,7 @@ pub fn check(cx: &Ctxt, input: &Input) {
     indexes_are_distinct(cx, input);
     id_is_not_indexed_again(cx, input);
     stored_names_are_distinct(cx, input);
+    stored_names_are_plain_keys(cx, input);
     open_has_an_object(cx, input);
 }
 
@@ -122,6 +124,45 @@ fn id_is_one_value(cx: &Ctxt, input: &Input) {
     if let Some(why) = id_refusal(id.ty) {
         id.flag();
         cx.error_spanned_by(id.ty, format!("`_id` (field `{}`) {why}", id.label));
+    }
+}
+
+/// `_id`, a reference and a many-to-many id array are compared with the
+/// values the helpers encode from the Rust type (`get`, `parents_of`, the
+/// link helpers, `Field::eq`); a custom serializer stores something else
+/// (`serialize_object_id_as_hex_string` stores a string), so every lookup
+/// would silently find nothing. `deserialize_with` alone stores the type as
+/// it is and stays allowed.
+fn ids_are_stored_as_their_type(cx: &Ctxt, input: &Input) {
+    if input.derive != Derive::Document {
+        return;
+    }
+    for field in checked_fields(input) {
+        if !field.is_stored() || !field.serde.custom_serializer {
+            continue;
+        }
+        let (what, looked_up_by) = match &field.kind {
+            _ if field.stored == "_id" => (
+                "`_id`",
+                "`get`, `delete`, `replace` and every reference to this model",
+            ),
+            FieldKind::Reference(_) => ("a `#[reference]`", "`parents_of` and `children`"),
+            FieldKind::ManyToMany(_) => (
+                "a `#[many_to_many]` id array",
+                "the link helpers and `verify`",
+            ),
+            _ => continue,
+        };
+        report(
+            cx,
+            field,
+            field.span(),
+            format!(
+                "`{}` is {what} with `#[serde(with)]`/`serialize_with`: ids are looked up by {looked_up_by} as their Rust type `{}` encodes them, so a value stored another way is never found; remove the custom serializer and give the field the type that is stored (`deserialize_with` alone is fine)",
+                field.label,
+                written(field.ty),
+            ),
+        );
     }
 }
 
@@ -647,6 +688,77 @@ fn stored_names_are_distinct(cx: &Ctxt, input: &Input) {
         } else {
             seen.insert(&field.stored, field);
         }
+    }
+}
+
+/// Every key serde writes (a named field, a `tag` or `content` key, the name
+/// of an externally tagged variant that carries data) is one plain key: the
+/// server reads a `.` in a path as a step into a sub-document and a leading
+/// `$` as an operator, so a push, a filter or an index on such a key would
+/// address another field (or be refused), and a NUL byte cannot be encoded.
+fn stored_names_are_plain_keys(cx: &Ctxt, input: &Input) {
+    for field in input.all_fields() {
+        if field.original.ident.is_none() || !field.is_stored() {
+            continue;
+        }
+        if let Some(why) = not_a_plain_key(&field.stored) {
+            report(
+                cx,
+                field,
+                field.span(),
+                format!(
+                    "field `{}` is stored as the key \"{}\": {why}; rename it",
+                    field.label,
+                    field.stored.escape_debug()
+                ),
+            );
+        }
+    }
+    for (key, what) in [(&input.serde.tag, "tag"), (&input.serde.content, "content")] {
+        if let Some(why) = key.as_deref().and_then(not_a_plain_key) {
+            let key = key.as_deref().unwrap_or_default();
+            cx.error_spanned_by(
+                input.ident,
+                format!(
+                    "`#[serde({what} = \"{}\")]` is stored as a key: {why}; choose another name",
+                    key.escape_debug()
+                ),
+            );
+        }
+    }
+    if let (Data::Enum(variants), None, false) =
+        (&input.data, &input.serde.tag, input.serde.untagged)
+    {
+        for variant in variants {
+            if variant.skip || variant.untagged || variant.style == crate::ast::Style::Unit {
+                continue;
+            }
+            if let Some(why) = not_a_plain_key(&variant.stored) {
+                cx.error_spanned_by(
+                    variant.ident,
+                    format!(
+                        "variant `{}` is stored as the key \"{}\": {why}; rename it",
+                        variant.ident.unraw(),
+                        variant.stored.escape_debug()
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Why `key` cannot be one stored key, or `None` when it can.
+fn not_a_plain_key(key: &str) -> Option<&'static str> {
+    if key.is_empty() {
+        Some("an empty key cannot be named in a field path, so no push, filter or index can reach it")
+    } else if key.contains('.') {
+        Some("the server reads a `.` in a field path as a step into a sub-document, so a push, a filter or an index on it would address another field")
+    } else if key.starts_with('$') {
+        Some("the server reads a key starting with `$` as an operator in updates and queries")
+    } else if key.contains('\0') {
+        Some("BSON ends a key at a NUL character, so it cannot be stored")
+    } else {
+        None
     }
 }
 
