@@ -204,4 +204,27 @@ mod tests {
         );
         assert!(!summary.sorts_in_memory());
     }
+
+    #[test]
+    fn two_finds_sum_their_counts_and_say_so() {
+        let plan = |returned: u64, keys: u64, stages: &[&str]| PlanSummary {
+            stages: stages.iter().map(|s| s.to_string()).collect(),
+            returned,
+            keys_examined: keys,
+            docs_examined: returned,
+            finds: 1,
+        };
+        let scan = ["LIMIT", "FETCH", "IXSCAN(a_1__id_1)"];
+        let both = plan(4, 4, &scan).then(plan(6, 6, &scan));
+        assert_eq!(
+            both.to_string(),
+            "LIMIT > FETCH > IXSCAN(a_1__id_1)  returned=10 keys=10 docs=10 finds=2"
+        );
+        let mixed = plan(1, 1, &scan).then(plan(2, 9, &["SORT", "COLLSCAN"]));
+        assert_eq!(
+            mixed.shape(),
+            "LIMIT > FETCH > IXSCAN(a_1__id_1) > + > SORT > COLLSCAN"
+        );
+        assert!(mixed.is_collscan() && mixed.sorts_in_memory());
+    }
 }
