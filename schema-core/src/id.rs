@@ -1,7 +1,8 @@
 //! The compile-time rule that a document's `_id` is one value the
 //! application sets: not an `Option` (`None` is stored as `_id: null`, and the
 //! second such document is a duplicate key), not an array (the server refuses
-//! it), not `()` (null) nor a free-form `Bson`.
+//! it; a tuple is stored as one), not `()` or `PhantomData` (null) nor a
+//! free-form `Bson`, nor any of these inside a `Box`, `Arc`, `Rc` or `Cow`.
 //!
 //! The derive refuses these types as written; this probe catches them behind
 //! a type alias. `(&IdProbe::<T>::NEW).check()` resolves to
@@ -10,8 +11,11 @@
 //! `T: SingleId` never holds and carries the message; for every other type it
 //! resolves to [`IdAccepted::check`], which asks nothing.
 
-use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::borrow::Cow;
+use std::collections::{BTreeSet, HashSet, LinkedList, VecDeque};
 use std::marker::PhantomData;
+use std::rc::Rc;
+use std::sync::Arc;
 
 /// A zero-sized stand-in for the `_id` type `T`.
 #[doc(hidden)]
@@ -65,34 +69,44 @@ refused!(
     <T> Option<T>,
     <T> Vec<T>,
     <T> VecDeque<T>,
+    <T> LinkedList<T>,
     <T, S> HashSet<T, S>,
     <T> BTreeSet<T>,
     <T> [T],
     <> (),
+    <T> PhantomData<T>,
     <> bson::Bson,
     <A> (A,),
     <A, B> (A, B),
     <A, B, C> (A, B, C),
     <A, B, C, D> (A, B, C, D),
+    <A, B, C, D, E> (A, B, C, D, E),
+    <A, B, C, D, E, F> (A, B, C, D, E, F),
+    <A, B, C, D, E, F, G> (A, B, C, D, E, F, G),
+    <A, B, C, D, E, F, G, H> (A, B, C, D, E, F, G, H),
+    <A, B, C, D, E, F, G, H, I> (A, B, C, D, E, F, G, H, I),
+    <A, B, C, D, E, F, G, H, I, J> (A, B, C, D, E, F, G, H, I, J),
+    <A, B, C, D, E, F, G, H, I, J, K> (A, B, C, D, E, F, G, H, I, J, K),
+    <A, B, C, D, E, F, G, H, I, J, K, L> (A, B, C, D, E, F, G, H, I, J, K, L),
 );
 
 impl<T, const N: usize> IdRefused for IdProbe<[T; N]> {
     type Id = [T; N];
 }
 
-// Serde stores a `Box` or `Arc` as what it holds.
-impl<T: ?Sized> IdRefused for IdProbe<Box<T>>
-where
-    IdProbe<T>: IdRefused,
-{
-    type Id = <IdProbe<T> as IdRefused>::Id;
+// Serde stores a `Box`, `Arc`, `Rc` or `Cow` as what it holds.
+macro_rules! refused_inside {
+    ($($wrapper:ident<$($lt:lifetime,)? T>),* $(,)?) => {
+        $(impl<$($lt,)? T: ?Sized $(+ ToOwned + $lt)?> IdRefused for IdProbe<$wrapper<$($lt,)? T>>
+        where
+            IdProbe<T>: IdRefused,
+        {
+            type Id = <IdProbe<T> as IdRefused>::Id;
+        })*
+    };
 }
-impl<T: ?Sized> IdRefused for IdProbe<std::sync::Arc<T>>
-where
-    IdProbe<T>: IdRefused,
-{
-    type Id = <IdProbe<T> as IdRefused>::Id;
-}
+
+refused_inside!(Box<T>, Arc<T>, Rc<T>, Cow<'a, T>);
 
 #[cfg(test)]
 mod tests {
