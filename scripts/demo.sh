@@ -20,7 +20,7 @@ cargo build --release --quiet --examples
 if [ -z "${MONGODB_URI:-}" ]; then
   BIN="${SECANTUSD:-${CARGO_HOME:-$HOME/.cargo}/bin/secantusd-rs}"
   DIR="$(mktemp -d)"
-  "$BIN" --host 127.0.0.1 --port 0 --storage-path "$DIR/data" --cache-size 256M \
+  "$BIN" --host 127.0.0.1 --port 0 --storage-path "$DIR/data" --cache-size 256M --sync-on-commit \
     --enable-test-commands >"$DIR/out" 2>"$DIR/log" &
   PID=$!
   trap 'kill $PID 2>/dev/null; wait $PID 2>/dev/null; rm -rf "$DIR"' EXIT

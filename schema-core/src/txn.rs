@@ -42,6 +42,7 @@ use std::time::{Duration, Instant};
 
 use bson::doc;
 use futures_util::future::BoxFuture;
+use mongodb::options::{Acknowledgment, TransactionOptions, WriteConcern};
 use mongodb::{Client, ClientSession};
 
 use crate::error::{Error, Result};
@@ -50,6 +51,29 @@ use crate::error::{Error, Result};
 pub const TRANSIENT_TRANSACTION_ERROR: &str = "TransientTransactionError";
 /// The label on a commit whose outcome is unknown: the commit may be retried.
 pub const UNKNOWN_TRANSACTION_COMMIT_RESULT: &str = "UnknownTransactionCommitResult";
+
+/// The write concern every transaction of the helpers commits with, whatever
+/// the client's, database's or session's default: `{ w: "majority", j: true }`.
+///
+/// A link writes both sides in one transaction, so its acknowledgement must
+/// mean both sides are kept: `majority` keeps the commit through a failover
+/// (a commit acknowledged by the primary alone can be rolled back), and
+/// `j: true` has each of those nodes journal it before answering, so it
+/// survives a crash (`kill -9`, power loss) too. It costs a journal flush per
+/// commit. See RELIABILITY.md for what a crash loses without it.
+pub fn commit_write_concern() -> WriteConcern {
+    WriteConcern::builder()
+        .w(Acknowledgment::Majority)
+        .journal(true)
+        .build()
+}
+
+/// The options every transaction starts with: [`commit_write_concern`].
+fn transaction_options() -> TransactionOptions {
+    TransactionOptions::builder()
+        .write_concern(commit_write_concern())
+        .build()
+}
 
 /// Fails with [`Error::TransactionsUnsupported`] when the server is a
 /// standalone (no replica set name, not a mongos): one `hello` round trip.
@@ -227,7 +251,11 @@ pub async fn join_or_run<C, T, F>(
 where
     F: TxnBody<C, T>,
 {
-    match session.start_transaction().await {
+    match session
+        .start_transaction()
+        .with_options(transaction_options())
+        .await
+    {
         Ok(()) => retry_loop(session, policy, context, body).await,
         Err(e) if already_in_progress(&e) => body(session, &mut context).await,
         Err(e) => Err(unsupported_or(e)),
@@ -281,7 +309,11 @@ fn unsupported_or(e: mongodb::error::Error) -> Error {
 }
 
 async fn start(session: &mut ClientSession) -> Result<()> {
-    session.start_transaction().await.map_err(unsupported_or)
+    session
+        .start_transaction()
+        .with_options(transaction_options())
+        .await
+        .map_err(unsupported_or)
 }
 
 /// The loop proper; the first transaction is already started.
