@@ -244,7 +244,7 @@ async fn main() {
     let to_limit = env_or("TO_LIMIT", 1u8) != 0;
     let batch: u32 = env_or("BATCH", 10).max(1);
 
-    let client = schema_core::server::connect()
+    let client = schema_testkit::server::connect()
         .await
         .expect("a server: set MONGODB_URI or install secantusd-rs");
     let name = format!("bench_growth_{}", std::process::id());

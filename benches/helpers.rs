@@ -264,7 +264,7 @@ async fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(200);
     let uri =
-        schema_core::server::uri().expect("a server: set MONGODB_URI or install secantusd-rs");
+        schema_testkit::server::uri().expect("a server: set MONGODB_URI or install secantusd-rs");
     let (client, counter) = counting_client(&uri).await;
     let db = client.database("bench_helpers");
     db.drop().await.expect("drop");

@@ -89,7 +89,7 @@ async fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(20)
         .max(1);
-    let db = schema_core::server::connect()
+    let db = schema_testkit::server::connect()
         .await
         .expect("a server: set MONGODB_URI or install secantusd-rs")
         .database("bench_paging_ties");

@@ -52,7 +52,7 @@ fn median(samples: &mut [Duration]) -> Duration {
 #[tokio::main]
 async fn main() {
     let uri =
-        schema_core::server::uri().expect("a server: set MONGODB_URI or install secantusd-rs");
+        schema_testkit::server::uri().expect("a server: set MONGODB_URI or install secantusd-rs");
     let commands = Arc::new(Mutex::new(Vec::<String>::new()));
     let sink = commands.clone();
     let mut options = ClientOptions::parse(&uri).await.expect("uri");

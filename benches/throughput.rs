@@ -134,7 +134,7 @@ async fn scenario(
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let uri =
-        schema_core::server::uri().expect("a server: set MONGODB_URI or install secantusd-rs");
+        schema_testkit::server::uri().expect("a server: set MONGODB_URI or install secantusd-rs");
     let commands = Arc::new(AtomicU64::new(0));
     let sink = commands.clone();
     let mut options = ClientOptions::parse(&uri).await.expect("uri");

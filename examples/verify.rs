@@ -250,14 +250,14 @@ async fn catalog(checks: &mut Checks, db: &Database) -> Result {
 
 #[tokio::main]
 async fn main() -> Result {
-    if schema_core::server::is_embedded() {
+    if schema_testkit::server::is_embedded() {
         eprintln!(
             "verify checks the data the examples left on a server: set MONGODB_URI to it \
              (scripts/demo.sh does)"
         );
         std::process::exit(2);
     }
-    let client = schema_core::server::connect().await?;
+    let client = schema_testkit::server::connect().await?;
     let mut checks = Checks::default();
     heading("seed000_blog");
     blog(&mut checks, &client.database("seed000_blog")).await?;

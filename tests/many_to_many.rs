@@ -15,8 +15,8 @@ use mongodb::event::EventHandler;
 use mongodb::options::ClientOptions;
 use mongodb::{Client, Database};
 use schema_core::prelude::*;
-use schema_core::server::{Server, ServerOptions};
 use schema_core::{run_in_transaction, AsymmetryKind, RetryPolicy};
+use schema_testkit::server::{Server, ServerOptions};
 use serde::{Deserialize, Serialize};
 use support::failpoint::{self, FAILPOINT};
 

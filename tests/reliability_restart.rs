@@ -24,7 +24,7 @@ use models::{Course, Student};
 use mongodb::options::ClientOptions;
 use mongodb::Client;
 use schema_core::prelude::*;
-use schema_core::server::{Server, ServerOptions};
+use schema_testkit::server::{Server, ServerOptions};
 
 /// The client gives up selecting a server after this long.
 const SELECTION_TIMEOUT_MS: u64 = 2000;

@@ -8,8 +8,8 @@ mod support;
 
 use bson::doc;
 use schema_core::prelude::*;
-use schema_core::server::{Server, ServerOptions};
 use schema_core::Error;
+use schema_testkit::server::{Server, ServerOptions};
 use serde::{Deserialize, Serialize};
 
 #[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]

@@ -7,8 +7,8 @@ mod support;
 use bson::{doc, Document as BsonDocument};
 use schema_core::plan::Action;
 use schema_core::prelude::*;
-use schema_core::server::{Server, ServerOptions};
 use schema_core::{Error, SyncOptions};
+use schema_testkit::server::{Server, ServerOptions};
 use serde::{Deserialize, Serialize};
 
 #[derive(Document, Serialize, Deserialize, Debug, Clone)]

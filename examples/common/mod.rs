@@ -10,8 +10,7 @@ use mongodb::options::ClientOptions;
 use mongodb::{Client, Database};
 use schema_core::{PlanSummary, Schema};
 
-mod command_log;
-pub use command_log::CommandLog;
+pub use schema_testkit::CommandLog;
 
 /// What an example's `main` returns: any error ends it with a non-zero status.
 pub type Result<T = (), E = Box<dyn std::error::Error>> = std::result::Result<T, E>;
@@ -25,17 +24,17 @@ pub fn heading(title: &str) {
 /// Where the examples run: the server given by `MONGODB_URI`, or an embedded
 /// test server started for this process.
 pub fn server_name() -> &'static str {
-    if schema_core::server::is_embedded() {
+    if schema_testkit::server::is_embedded() {
         "embedded secantusd-rs (temporary data)"
     } else {
         "MONGODB_URI"
     }
 }
 
-/// Connects (see [`schema_core::server::connect`]) and returns the database
+/// Connects (see [`schema_testkit::server::connect`]) and returns the database
 /// `name`, dropped first so that reruns start clean. Prints its name.
 pub async fn fresh_database(name: &str) -> Result<(Client, Database)> {
-    let client = schema_core::server::connect().await?;
+    let client = schema_testkit::server::connect().await?;
     let db = client.database(name);
     db.drop().await?;
     println!("database: {name} (server: {})", server_name());
@@ -100,7 +99,7 @@ pub fn ms(d: Duration) -> String {
 /// A second client to the same server whose commands are recorded.
 pub async fn counting_client() -> Result<(Client, CommandLog)> {
     let log = CommandLog::default();
-    let mut options = ClientOptions::parse(schema_core::server::uri()?).await?;
+    let mut options = ClientOptions::parse(schema_testkit::server::uri()?).await?;
     log.record(&mut options);
     Ok((Client::with_options(options)?, log))
 }

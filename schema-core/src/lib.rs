@@ -23,7 +23,6 @@ pub mod relation;
 pub mod repo;
 pub mod schema;
 pub mod schema_depth;
-pub mod server;
 pub mod setup;
 pub mod txn;
 pub mod validator;

@@ -1,7 +1,8 @@
 //! Test support: a real server (`MONGODB_URI`, or an embedded `secantusd-rs`
 //! started once per test binary on a free port with a temporary directory and
 //! stopped when the binary exits), a fresh database per test, and a client
-//! that counts the commands it sends.
+//! that counts the commands it sends: a thin layer over `schema-testkit`,
+//! kept so that every test file can `mod support;`.
 #![allow(dead_code)]
 
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -9,16 +10,13 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use mongodb::options::ClientOptions;
 use mongodb::{Client, Database};
 
-#[path = "../../examples/common/command_log.rs"]
-mod command_log;
-pub mod failpoint;
-
-pub use command_log::CommandLog;
+#[allow(unused_imports)] // each test binary uses some of these
+pub use schema_testkit::{failpoint, CommandLog};
 
 /// The server's URI; panics with the install instructions when the server
 /// binary is missing.
 pub fn uri() -> String {
-    match schema_core::server::uri() {
+    match schema_testkit::server::uri() {
         Ok(uri) => uri,
         Err(e) => panic!("no test server: {e}"),
     }

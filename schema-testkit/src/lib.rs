@@ -1,0 +1,17 @@
+//! What the tests, examples and benchmarks of the workspace share, kept out
+//! of `schema-core` so that the library users depend on holds no test code:
+//!
+//! - [`server`]: connecting to `MONGODB_URI`, or starting an embedded
+//!   `secantusd-rs` on a free port (and stopping or killing it);
+//! - [`CommandLog`]: the names of the commands a client sends;
+//! - [`failpoint`]: the server's `failCommand` failpoint, scoped to one client;
+//! - [`models`]: the seed models the integration tests share.
+#![warn(missing_docs)]
+
+pub mod command_log;
+pub mod failpoint;
+#[allow(missing_docs)] // test models: their doc comments say what each seed is
+pub mod models;
+pub mod server;
+
+pub use command_log::CommandLog;
