@@ -256,10 +256,10 @@ impl Server {
             .status()
             .map_err(io)?;
         if !status.success() {
-            return Err(ServerError::DidNotStart {
-                reason: format!("`kill -9 {}` failed: {status}", pid.trim()),
-                log: log_tail(&self.root),
-            });
+            return Err(io(std::io::Error::other(format!(
+                "`kill -9 {}` failed: {status}",
+                pid.trim()
+            ))));
         }
         // The watchdog notices the server is gone and exits.
         let deadline = Instant::now() + Duration::from_secs(30);
