@@ -34,7 +34,8 @@ use crate::validator::{validator, BsonSchema};
 /// assert_eq!(Post::COLLECTION, "posts");
 /// assert_eq!(Post::FIELDS.author_id.name(), "authorId");
 /// assert_eq!(Post::FIELDS.tags.max(), 10);
-/// assert_eq!(Post::indexes()[0].name, "authorId_1");
+/// // A reference index ends with `_id`, so keyset pages stay on it through ties.
+/// assert_eq!(Post::indexes()[0].name, "authorId_1__id_1");
 /// ```
 pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static {
     /// The Rust type of the `_id` field.
