@@ -22,6 +22,7 @@ pub fn check(cx: &Ctxt, input: &Input) {
     document_is_not_generic(cx, input);
     flatten_is_not_supported(cx, input);
     document_is_not_transparent(cx, input);
+    stored_form_is_the_type(cx, input);
     arrays_and_maps_are_bounded(cx, input);
     types_are_not_recursive(cx, input);
     embed_is_on_an_array_or_map(cx, input);
@@ -262,6 +263,27 @@ fn document_is_not_transparent(cx: &Ctxt, input: &Input) {
             "`#[serde(transparent)]` is not supported by `#[derive(Document)]`: a root document is stored as an object",
         );
     }
+}
+
+/// `#[serde(into = "T")]` stores a `T` made from the value: the fields the
+/// derive checks and describes are not what is stored, so the validator would
+/// refuse every write and the bound rule would check the wrong type.
+fn stored_form_is_the_type(cx: &Ctxt, input: &Input) {
+    let Some(span) = input.serde.into else {
+        return;
+    };
+    let ident = input.ident.unraw();
+    let instead = match input.derive {
+        Derive::Document => "a root document is stored as its own fields: remove `into`".to_owned(),
+        Derive::Embedded => "give the field that holds it the other type itself (deriving `Embedded` if it is a struct or enum), converting where it is read and written".to_owned(),
+    };
+    cx.error_at(
+        span,
+        format!(
+            "`#[serde(into = ...)]` is not supported by `#[derive({})]`: serde stores the other type, not the fields of `{ident}` that the derive checks and describes in the validator; {instead}",
+            input.derive.name(),
+        ),
+    );
 }
 
 /// The rule: an array or map with no `#[embed(max = N)]` may grow until the

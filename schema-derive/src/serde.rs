@@ -123,6 +123,8 @@ pub struct SerdeContainer {
     pub untagged: bool,
     /// `transparent`.
     pub transparent: Option<Span>,
+    /// `into = "..."`: serde stores another type, with the span of the key.
+    pub into: Option<Span>,
 }
 
 /// Field-level serde attributes the derive needs.
@@ -178,6 +180,8 @@ pub fn container(attrs: &[Attribute]) -> SerdeContainer {
             out.untagged = true;
         } else if meta.path.is_ident("transparent") {
             out.transparent = Some(span_of(&meta.path));
+        } else if meta.path.is_ident("into") {
+            out.into = Some(span_of(&meta.path));
         }
     });
     out
