@@ -2,7 +2,7 @@
 //! bounded values, fixed arrays of tuples, `Cow<'static, str>`, `NonZero*`
 //! integers, `PhantomData`, byte buffers under `serde_bytes` and the
 //! `bson::serde_helpers` encodings, and the collections `#[embed(max = N)]`
-//! now accepts beside `Vec` (`LinkedList`, `Box<[T]>`). The model compiles;
+//! now accepts beside `Vec` (`LinkedList`, `Box<[T]>`, `Cow<[T]>`). The model compiles;
 //! its validator describes each field; and a real server accepts what serde
 //! stores for it under that validator.
 #![deny(warnings)]
@@ -59,6 +59,8 @@ struct Survey {
     recent: LinkedList<String>,
     #[embed(max = 4)]
     weights: Box<[i32]>,
+    #[embed(max = 2)]
+    aliases: Cow<'static, [String]>,
     origin: Point,
 }
 
@@ -103,6 +105,7 @@ fn survey() -> Survey {
         owner: "65a1b2c3d4e5f60718293a4b".into(),
         recent: ["a", "b"].iter().map(|s| s.to_string()).collect(),
         weights: vec![1, 2, 3].into_boxed_slice(),
+        aliases: Cow::Owned(vec!["poll".into()]),
         origin: Point {
             at: (1.0, 2.0, 3.0),
             label: Cow::Borrowed("origin"),
@@ -170,6 +173,10 @@ fn wrappers_are_described_as_what_they_store() {
     assert_eq!(
         property("weights"),
         doc! { "bsonType": "array", "items": { "bsonType": "int" }, "maxItems": 4_i64 }
+    );
+    assert_eq!(
+        property("aliases"),
+        doc! { "bsonType": "array", "items": { "bsonType": "string" }, "maxItems": 2_i64 }
     );
     assert_eq!(
         Survey::FIELDS.recent.max(),

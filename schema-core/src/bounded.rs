@@ -50,8 +50,9 @@ use std::sync::Arc;
 /// stored: the union of [`BoundedAt<AsField>`] and [`BoundedAt<AsItem>`],
 /// implemented for every type that is both.
 ///
-/// `#[derive(Embedded)]` implements it for a sub-document; there is no other
-/// way in (a foreign type goes through `#[embed(unbounded = "reason")]`).
+/// `#[derive(Embedded)]` implements it for a sub-document, after checking
+/// its fields; a type from another crate goes through
+/// `#[embed(unbounded = "reason")]` on the field instead.
 pub trait Bounded: BoundedAt<AsField> + BoundedAt<AsItem> {}
 
 impl<T: ?Sized + BoundedAt<AsField> + BoundedAt<AsItem>> Bounded for T {}
@@ -703,7 +704,7 @@ pub trait Nesting<Budget> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an array or map, so it cannot carry `#[embed(max = N)]` or `#[many_to_many]`",
     label = "not an array or map",
-    note = "`#[embed(max = N)]` bounds an array or map field (Vec, VecDeque, LinkedList, HashSet, BTreeSet, HashMap, BTreeMap, Box<[T]>, bson::Array); remove it from a single value"
+    note = "`#[embed(max = N)]` bounds an array or map field (Vec, VecDeque, LinkedList, HashSet, BTreeSet, HashMap, BTreeMap, Box<[T]>, bson::Array, or Option/Box/Arc/Rc/Cow of one); remove it from a single value"
 )]
 pub trait BoundedCollection {
     /// The type of one stored item (for maps, the value).
@@ -738,6 +739,15 @@ impl<C: BoundedCollection> BoundedCollection for Option<C> {
     type Item = C::Item;
 }
 impl<C: BoundedCollection + ?Sized> BoundedCollection for Box<C> {
+    type Item = C::Item;
+}
+impl<C: BoundedCollection + ?Sized> BoundedCollection for Arc<C> {
+    type Item = C::Item;
+}
+impl<C: BoundedCollection + ?Sized> BoundedCollection for Rc<C> {
+    type Item = C::Item;
+}
+impl<C: BoundedCollection + ToOwned + ?Sized> BoundedCollection for Cow<'_, C> {
     type Item = C::Item;
 }
 

@@ -86,7 +86,7 @@ pub fn derive_document(input: TokenStream) -> TokenStream {
     expand::derive(&input, Derive::Document).into()
 }
 
-/// Derives `schema_core::Embedded` (with `Bounded` and `BsonSchema`) for a
+/// Derives `schema_core::Embedded` (with `Bounded`, through `BoundedAt`, and `BsonSchema`) for a
 /// sub-document: a struct or enum stored inside a document.
 ///
 /// Its fields follow the same rule as a document's (`#[embed(...)]` on
@@ -102,7 +102,7 @@ pub fn derive_document(input: TokenStream) -> TokenStream {
 /// (`anyOf` when untagged); unit variants share one `enum` list. A variant
 /// with `#[serde(with/serialize_with)]` leaves the enum unconstrained. A
 /// newtype struct has its field's schema, a tuple struct one schema per
-/// position. Type parameters get `Bounded + BsonSchema` bounds.
+/// position. Type parameters get `BoundedAt<AsField> + BsonSchema` bounds.
 #[proc_macro_derive(Embedded, attributes(document, embed, reference, many_to_many))]
 pub fn derive_embedded(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

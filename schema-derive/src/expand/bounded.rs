@@ -54,7 +54,18 @@ pub fn expand(input: &Input) -> TokenStream {
             }
         }
     }
-    let generics = super::embedded::bounded_generics(input);
+    // The rules may hold a type parameter as an item too: both positions.
+    let mut generics = super::embedded::bounded_generics(input);
+    let params: Vec<_> = generics.type_params().map(|t| t.ident.clone()).collect();
+    if input.derive == Derive::Embedded && !params.is_empty() {
+        let p = private(input);
+        let predicates = &mut generics.make_where_clause().predicates;
+        predicates.extend(
+            params
+                .iter()
+                .map(|t| -> syn::WherePredicate { syn::parse_quote!(#t: #p::Bounded) }),
+        );
+    }
     let (impl_generics, _, where_clause) = generics.split_for_impl();
     // A non-generic sub-document walks itself for recursion; the constant
     // is evaluated whether or not anything uses it.

@@ -38,8 +38,11 @@ pub fn expand(input: &Input) -> TokenStream {
     }
 }
 
-/// The container's generics, each type parameter bounded by `Bounded +
-/// BsonSchema` (for `#[derive(Embedded)]`).
+/// The container's generics, each type parameter bounded by
+/// `BoundedAt<AsField> + BsonSchema` (for `#[derive(Embedded)]`): bounded
+/// as a field is bounded anywhere for every type but a collection, which is
+/// bounded nowhere, so one position is asked, and an unbounded type
+/// argument is reported once.
 pub fn bounded_generics(input: &Input) -> Generics {
     let mut generics = input.original.generics.clone();
     if input.derive == Derive::Embedded {
@@ -49,7 +52,7 @@ pub fn bounded_generics(input: &Input) -> Generics {
         for param in params {
             where_clause
                 .predicates
-                .push(parse_quote!(#param: #p::Bounded + #p::BsonSchema));
+                .push(parse_quote!(#param: #p::BoundedAt<#p::AsField> + #p::BsonSchema));
         }
     }
     generics
