@@ -75,7 +75,7 @@ pub mod __private {
     pub use crate::schema_depth::schema_of;
     pub use crate::validator::{
         any_of, enum_of, object_schema, one_of, tuple_of, with_max_items, with_tag, BsonSchema,
-        Property,
+        Described, Property, SchemaProbe, Undescribed,
     };
     pub use crate::DEFAULT_LINK_MAX;
     pub use bson;

@@ -11,6 +11,7 @@
 //! exceeded, a field of the wrong type, or a field the model does not declare.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::marker::PhantomData;
 
 use bson::{doc, Bson, Document};
 
@@ -141,6 +142,54 @@ impl<K, V: BsonSchema> BsonSchema for BTreeMap<K, V> {
         map_of(schema_of::<V>())
     }
 }
+
+/// A stand-in for the type `T` of an `#[embed(unbounded = "reason")]` field,
+/// which need not be described: the escape hatch also keeps a type from
+/// another crate that cannot implement [`BsonSchema`].
+/// `(&SchemaProbe::<T>::NEW).schema_or_any()` resolves to
+/// [`Described::schema_or_any`] when `T: BsonSchema` (method lookup tries the
+/// receiver's own type before borrowing it again), and otherwise to
+/// [`Undescribed::schema_or_any`]: `{}`, no constraint.
+#[doc(hidden)]
+pub struct SchemaProbe<T: ?Sized>(PhantomData<fn() -> Box<T>>);
+
+impl<T: ?Sized> SchemaProbe<T> {
+    /// The probe.
+    pub const NEW: Self = SchemaProbe(PhantomData);
+}
+
+/// A described type: its own schema.
+#[doc(hidden)]
+pub trait Described {
+    /// `T`'s schema.
+    fn schema_or_any(&self) -> Document;
+    /// `T::optional()`.
+    fn optional_or(&self, written_as_option: bool) -> bool;
+}
+
+impl<T: BsonSchema + ?Sized> Described for SchemaProbe<T> {
+    fn schema_or_any(&self) -> Document {
+        schema_of::<T>()
+    }
+    fn optional_or(&self, _written_as_option: bool) -> bool {
+        T::optional()
+    }
+}
+
+/// Any other type: no constraint, and optional when written as an `Option`.
+#[doc(hidden)]
+pub trait Undescribed {
+    /// `{}`.
+    fn schema_or_any(&self) -> Document {
+        Document::new()
+    }
+    /// Whether the field's type is written `Option<...>`.
+    fn optional_or(&self, written_as_option: bool) -> bool {
+        written_as_option
+    }
+}
+
+impl<T: ?Sized> Undescribed for &SchemaProbe<T> {}
 
 /// `{"bsonType": "array", "items": item}` (no `items` when `item` is empty).
 pub fn array_of(item: Document) -> Document {

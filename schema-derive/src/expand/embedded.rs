@@ -92,10 +92,8 @@ fn schema(input: &Input) -> (TokenStream, TokenStream) {
 }
 
 fn delegate(input: &Input, field: &crate::ast::Field) -> (TokenStream, TokenStream) {
-    let p = private(input);
-    let ty = field.ty;
     (
         validator::schema(input, field),
-        quote!(<#ty as #p::BsonSchema>::optional()),
+        validator::optional(input, field),
     )
 }

@@ -219,6 +219,14 @@ pub fn schema(input: &Input, field: &Field) -> TokenStream {
         return quote!(#p::bson::Document::new());
     }
     let at = private_at(input, ty.span());
+    if is_unbounded(field) {
+        // The escape hatch keeps any type, described or not.
+        return quote_spanned! {ty.span()=> {
+            #[allow(unused_imports)]
+            use #at::{Described as _, Undescribed as _};
+            (&#at::SchemaProbe::<#ty>::NEW).schema_or_any()
+        }};
+    }
     let base = quote_spanned!(ty.span()=> #at::schema_of::<#ty>());
     match &field.kind {
         FieldKind::Embed(embed) => match embed.max {
@@ -247,7 +255,30 @@ pub fn required(input: &Input, field: &Field) -> TokenStream {
         let required = !ty::is_option(ty);
         quote!(#required)
     } else {
-        let at = private_at(input, ty.span());
-        quote_spanned!(ty.span()=> !<#ty as #at::BsonSchema>::optional())
+        let optional = optional(input, field);
+        quote!(!#optional)
     }
+}
+
+/// Whether the field's type may be absent (`BsonSchema::optional`; for an
+/// `#[embed(unbounded)]` field of a type with no description, whether it is
+/// written `Option<...>`).
+pub fn optional(input: &Input, field: &Field) -> TokenStream {
+    let ty = field.ty;
+    let at = private_at(input, ty.span());
+    if is_unbounded(field) {
+        let written_as_option = ty::is_option(ty);
+        quote_spanned! {ty.span()=> {
+            #[allow(unused_imports)]
+            use #at::{Described as _, Undescribed as _};
+            (&#at::SchemaProbe::<#ty>::NEW).optional_or(#written_as_option)
+        }}
+    } else {
+        quote_spanned!(ty.span()=> <#ty as #at::BsonSchema>::optional())
+    }
+}
+
+/// `#[embed(unbounded = "reason")]`: no bound, and no description needed.
+fn is_unbounded(field: &Field) -> bool {
+    matches!(&field.kind, FieldKind::Embed(embed) if embed.unbounded.is_some())
 }
