@@ -26,6 +26,7 @@ pub fn check(cx: &Ctxt, input: &Input) {
     arrays_and_maps_are_bounded(cx, input);
     types_are_not_recursive(cx, input);
     embed_is_on_an_array_or_map(cx, input);
+    embed_max_is_stored_as_is(cx, input);
     many_to_many_is_on_an_array(cx, input);
     many_to_many_is_never_null(cx, input);
     reference_holds_one_id(cx, input);
@@ -366,6 +367,30 @@ fn embed_is_on_an_array_or_map(cx: &Ctxt, input: &Input) {
                     ),
                 );
             }
+        }
+    }
+}
+
+/// `#[embed(max = N)]` is enforced by the validator (`maxItems`) and by the
+/// push helpers, both of which see the field as its Rust type stores it; a
+/// custom serializer stores another form, so neither would hold: the
+/// validator has no schema for it and a push would add an item in a form the
+/// serializer never writes.
+fn embed_max_is_stored_as_is(cx: &Ctxt, input: &Input) {
+    for field in checked_fields(input) {
+        if let FieldKind::Embed(embed) = &field.kind {
+            if embed.max.is_none() || !field.serde.custom_serializer {
+                continue;
+            }
+            report(
+                cx,
+                field,
+                embed.span,
+                format!(
+                    "`#[embed(max = N)]` on `{}`, which has `#[serde(with)]`/`serialize_with`: the server could not enforce the bound (the validator cannot describe what the serializer stores) and `push` would add items in a form the serializer never writes; remove the custom serializer (a `#[derive(Embedded)]` item type describes its own form), or keep the field with `#[embed(unbounded = \"reason\")]`",
+                    field.label
+                ),
+            );
         }
     }
 }
