@@ -3,9 +3,10 @@
 //! same data directory and port.
 //!
 //! - While it is down, every helper returns an error, none hangs: each call
-//!   answers within [`DOWN_BOUND`] (the client's `serverSelectionTimeoutMS`
-//!   of 2 s, plus the retry policy's deadline of 4 s for a commit whose
-//!   outcome is unknown, plus slack for a loaded machine).
+//!   answers within [`DOWN_BOUND`] (the retry policy's deadline of 4 s, up
+//!   to which a transaction waits for the server, plus the client's
+//!   `serverSelectionTimeoutMS` of 2 s for the attempt in flight, plus slack
+//!   for a loaded machine).
 //! - Afterwards no acknowledged link is lost, no half-link exists (`verify`
 //!   is consistent), and links that failed while it was down are either
 //!   absent or whole (an in-flight commit's outcome is unknown).
@@ -14,7 +15,6 @@ mod models;
 mod support;
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -24,7 +24,7 @@ use models::{Course, Student};
 use mongodb::options::ClientOptions;
 use mongodb::Client;
 use schema_core::prelude::*;
-use schema_testkit::server::{Server, ServerOptions};
+use support::own_server::{start, DataDir};
 
 /// The client gives up selecting a server after this long.
 const SELECTION_TIMEOUT_MS: u64 = 2000;
@@ -37,49 +37,6 @@ const STEP_TIMEOUT: Duration = Duration::from_secs(90);
 
 const STUDENTS: usize = 60;
 const COURSES: usize = 6;
-
-/// A data directory of the test's own, removed when the test ends.
-struct DataDir(PathBuf);
-
-impl DataDir {
-    fn new() -> DataDir {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let dir = std::env::temp_dir().join(format!(
-            "schema-core-restart-{}-{nanos}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        DataDir(dir)
-    }
-}
-
-impl Drop for DataDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// Starts a server on `dir`, on `port` when given. A port just released may
-/// take a moment to be free again: retried for a bounded time.
-fn start(dir: &DataDir, port: Option<u16>) -> Server {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        match Server::start(ServerOptions {
-            data_dir: Some(dir.0.clone()),
-            port,
-            ..Default::default()
-        }) {
-            Ok(server) => return server,
-            Err(e) if Instant::now() < deadline => {
-                eprintln!("restart: {e}; retrying");
-                std::thread::sleep(Duration::from_millis(500));
-            }
-            Err(e) => panic!("the server did not start again: {e}"),
-        }
-    }
-}
 
 /// What the stream of links saw.
 #[derive(Default)]
@@ -118,10 +75,16 @@ async fn fails_fast<T: std::fmt::Debug>(
         other => other.to_string(),
     };
     let line = format!("{what}: {kind} after {} ms", took.as_millis());
-    assert!(
-        matches!(err, Error::Unreachable { .. }),
-        "{line}: expected `Unreachable`: {err}"
-    );
+    // A helper that runs a transaction waits for the server until its retry
+    // deadline, then gives up with the last `Unreachable`.
+    let unreachable = match &err {
+        Error::Unreachable { .. } => true,
+        Error::TransactionRetriesExhausted { last, .. } => {
+            matches!(**last, Error::Unreachable { .. })
+        }
+        _ => false,
+    };
+    assert!(unreachable, "{line}: expected `Unreachable`: {err}");
     assert!(
         err.to_string().contains("cannot reach"),
         "{line}: a clear message: {err}"
@@ -131,7 +94,7 @@ async fn fails_fast<T: std::fmt::Debug>(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn links_survive_a_restart_and_helpers_fail_fast_while_the_server_is_down() {
-    let dir = DataDir::new();
+    let dir = DataDir::new("restart");
     let mut server = start(&dir, None);
     let port = server.port();
     let mut options = ClientOptions::parse(format!(
@@ -145,8 +108,12 @@ async fn links_survive_a_restart_and_helpers_fail_fast_while_the_server_is_down(
     let client = Client::with_options(options).unwrap();
     let db = client.database("restart");
     models::school::schema().sync(&db).await.unwrap();
-    let students = Repo::<Student>::new(&db);
-    let courses = Repo::<Course>::new(&db);
+    let policy = RetryPolicy {
+        deadline: RETRY_DEADLINE,
+        ..RetryPolicy::default()
+    };
+    let students = Repo::<Student>::new(&db).with_retry(policy.clone());
+    let courses = Repo::<Course>::new(&db).with_retry(policy.clone());
     for i in 0..STUDENTS {
         students
             .insert(&Student::new(format!("s{i}"), format!("S{i}")))
@@ -159,10 +126,6 @@ async fn links_survive_a_restart_and_helpers_fail_fast_while_the_server_is_down(
             .await
             .unwrap();
     }
-    let policy = RetryPolicy {
-        deadline: RETRY_DEADLINE,
-        ..RetryPolicy::default()
-    };
     let links = Links::new(&db, Student::FIELDS.course_ids).with_retry(policy.clone());
 
     // The stream: one link after another, each edge new.

@@ -3,11 +3,16 @@
 //!
 //! [`run_in_transaction`] starts a session, runs a body inside a
 //! multi-document transaction and commits it. It retries the whole body when
-//! the server labels an error `TransientTransactionError` (a write conflict,
-//! a failover) and retries the commit alone on `UnknownTransactionCommitResult`,
-//! within a [`RetryPolicy`]: a number of attempts and a deadline, then
-//! [`Error::TransactionRetriesExhausted`]. Any other error aborts the
-//! transaction and is returned as it is, so nothing the body wrote is kept.
+//! the driver or the server labels an error `TransientTransactionError` (a
+//! write conflict, a failover, a server that cannot be reached: the driver
+//! labels a failed server selection inside a transaction so) and retries the
+//! commit alone on `UnknownTransactionCommitResult`, within a
+//! [`RetryPolicy`]: a number of attempts and a deadline, then
+//! [`Error::TransactionRetriesExhausted`]. The labels survive the helpers'
+//! error conversion ([`Error::has_label`]), so a short outage is ridden out:
+//! each attempt waits up to the client's `serverSelectionTimeoutMS`, and
+//! attempts go on until the deadline. Any other error aborts the transaction
+//! and is returned as it is, so nothing the body wrote is kept.
 //!
 //! The body is a closure called once per attempt with the session and a
 //! context value, as the driver's `and_run` does, so it can borrow what it
@@ -45,7 +50,7 @@ use futures_util::future::BoxFuture;
 use mongodb::options::{Acknowledgment, TransactionOptions, WriteConcern};
 use mongodb::{Client, ClientSession};
 
-use crate::error::{Error, Result};
+use crate::error::{code, Error, Result};
 
 /// The label the server puts on errors after which the whole transaction may be retried.
 pub const TRANSIENT_TRANSACTION_ERROR: &str = "TransientTransactionError";
@@ -216,11 +221,19 @@ pub async fn run_in_transaction<C, T, F>(
 where
     F: TxnBody<C, T>,
 {
+    run_new(client, Tries::new(policy), context, body).await
+}
+
+/// [`run_in_transaction`] with the attempts already counted.
+async fn run_new<C, T, F>(client: &Client, tries: Tries<'_>, context: C, body: F) -> Result<T>
+where
+    F: TxnBody<C, T>,
+{
     let mut session = client
         .start_session()
         .await
         .map_err(|e| Error::from_server(e, "start a session on", "the deployment"))?;
-    run_with_session(&mut session, policy, context, body).await
+    retry_loop(&mut session, tries, None, context, body).await
 }
 
 /// Runs `body` in a new transaction on the caller's `session`, retrying as
@@ -234,8 +247,7 @@ pub async fn run_with_session<C, T, F>(
 where
     F: TxnBody<C, T>,
 {
-    start(session).await?;
-    retry_loop(session, policy, context, body).await
+    retry_loop(session, Tries::new(policy), None, context, body).await
 }
 
 /// Runs `body` in the caller's transaction when `session` is already in one
@@ -245,6 +257,18 @@ where
 pub async fn join_or_run<C, T, F>(
     session: &mut ClientSession,
     policy: &RetryPolicy,
+    context: C,
+    body: F,
+) -> Result<T>
+where
+    F: TxnBody<C, T>,
+{
+    join_or_run_counted(session, Tries::new(policy), context, body).await
+}
+
+async fn join_or_run_counted<C, T, F>(
+    session: &mut ClientSession,
+    tries: Tries<'_>,
     mut context: C,
     mut body: F,
 ) -> Result<T>
@@ -256,16 +280,20 @@ where
         .with_options(transaction_options())
         .await
     {
-        Ok(()) => retry_loop(session, policy, context, body).await,
         Err(e) if already_in_progress(&e) => body(session, &mut context).await,
-        Err(e) => Err(unsupported_or(e)),
+        started => {
+            let started = started.map_err(start_error);
+            retry_loop(session, tries, Some(started), context, body).await
+        }
     }
 }
 
 /// How every helper runs its transaction: checks the topology once per
 /// `support` (naming `models` in the error) before anything is written, then
 /// runs `body` in a transaction of its own ([`run_in_transaction`]) when
-/// `session` is `None`, or on the caller's session ([`join_or_run`]).
+/// `session` is `None`, or on the caller's session ([`join_or_run`]). An
+/// unreachable server is waited for, the check included, until the policy's
+/// deadline.
 pub(crate) async fn transact<C, T, F>(
     support: &TxnSupport,
     models: &[&'static str],
@@ -278,18 +306,31 @@ pub(crate) async fn transact<C, T, F>(
 where
     F: TxnBody<C, T>,
 {
-    support.require(client, models).await?;
+    let mut tries = Tries::new(policy);
+    loop {
+        match support.require(client, models).await {
+            Ok(()) => break,
+            // Nothing was sent: asking again is safe.
+            Err(err) if is_unreachable(&err) => tries.next(err).await?,
+            Err(err) => return Err(err),
+        }
+    }
     match session {
-        Some(session) => join_or_run(session, policy, context, body).await,
-        None => run_in_transaction(client, policy, context, body).await,
+        Some(session) => join_or_run_counted(session, tries, context, body).await,
+        None => run_new(client, tries, context, body).await,
     }
 }
 
 /// A standalone mongod refuses the first write of a transaction with
-/// `IllegalOperation` (20).
+/// `IllegalOperation`.
 fn is_standalone_refusal(err: &Error) -> bool {
-    err.code() == Some(20)
+    err.code() == Some(code::ILLEGAL_OPERATION)
         && matches!(err, Error::Driver(e) if e.to_string().contains("replica set"))
+}
+
+/// The server could not be selected: nothing was sent.
+fn is_unreachable(err: &Error) -> bool {
+    matches!(err, Error::Unreachable { .. })
 }
 
 fn already_in_progress(e: &mongodb::error::Error) -> bool {
@@ -297,48 +338,88 @@ fn already_in_progress(e: &mongodb::error::Error) -> bool {
         if message.contains("already in progress"))
 }
 
-fn unsupported_or(e: mongodb::error::Error) -> Error {
+/// Why a transaction could not start (the driver may select a server to
+/// learn whether the deployment runs transactions).
+fn start_error(e: mongodb::error::Error) -> Error {
     match e.kind.as_ref() {
         mongodb::error::ErrorKind::Transaction { message, .. }
             if message.contains("not supported") =>
         {
             Error::TransactionsUnsupported { models: Vec::new() }
         }
-        _ => Error::Driver(e),
+        _ => Error::from_server(e, "start a transaction on", "the deployment"),
     }
 }
 
-async fn start(session: &mut ClientSession) -> Result<()> {
-    session
-        .start_transaction()
-        .with_options(transaction_options())
-        .await
-        .map_err(unsupported_or)
+/// The attempts of one transaction: how many so far, since when, and the
+/// policy that bounds them.
+struct Tries<'p> {
+    policy: &'p RetryPolicy,
+    started: Instant,
+    attempt: u32,
 }
 
-/// The loop proper; the first transaction is already started.
+impl<'p> Tries<'p> {
+    fn new(policy: &'p RetryPolicy) -> Self {
+        Tries {
+            policy,
+            started: Instant::now(),
+            attempt: 1,
+        }
+    }
+
+    /// Waits the backoff before the next attempt after the transient error
+    /// `last`, or, when the policy allows no other attempt, gives up with
+    /// [`Error::TransactionRetriesExhausted`] holding `last`.
+    async fn next(&mut self, last: Error) -> Result<()> {
+        let next = self.attempt + 1;
+        let backoff = self.policy.backoff(next);
+        if next > self.policy.max_attempts.max(1)
+            || self.started.elapsed() + backoff >= self.policy.deadline
+        {
+            return Err(Error::TransactionRetriesExhausted {
+                attempts: self.attempt,
+                elapsed: self.started.elapsed(),
+                last: Box::new(last),
+            });
+        }
+        RETRIES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        tokio::time::sleep(backoff).await;
+        self.attempt = next;
+        Ok(())
+    }
+}
+
+/// The loop proper. `started` is the outcome of the first
+/// `startTransaction` when the caller already tried it.
 async fn retry_loop<C, T, F>(
     session: &mut ClientSession,
-    policy: &RetryPolicy,
+    mut tries: Tries<'_>,
+    mut started: Option<Result<()>>,
     mut context: C,
     mut body: F,
 ) -> Result<T>
 where
     F: TxnBody<C, T>,
 {
-    let started = Instant::now();
-    let max_attempts = policy.max_attempts.max(1);
-    let mut attempt = 1;
-    let give_up = |attempt: u32, last: Error| Error::TransactionRetriesExhausted {
-        attempts: attempt,
-        elapsed: started.elapsed(),
-        last: Box::new(last),
-    };
-    // Whether another attempt may start now (after its backoff).
-    let may_retry = |attempt: u32| {
-        attempt < max_attempts && started.elapsed() + policy.backoff(attempt + 1) < policy.deadline
-    };
-    loop {
+    'transaction: loop {
+        let start = match started.take() {
+            Some(outcome) => outcome,
+            None => session
+                .start_transaction()
+                .with_options(transaction_options())
+                .await
+                .map_err(start_error),
+        };
+        match start {
+            Ok(()) => {}
+            // Nothing was sent: starting again is safe.
+            Err(err) if is_unreachable(&err) => {
+                tries.next(err).await?;
+                continue;
+            }
+            Err(err) => return Err(err),
+        }
         let value = match body(session, &mut context).await {
             Ok(value) => value,
             Err(err) => {
@@ -350,48 +431,31 @@ where
                 if !err.has_label(TRANSIENT_TRANSACTION_ERROR) {
                     return Err(err);
                 }
-                if !may_retry(attempt) {
-                    return Err(give_up(attempt, err));
-                }
-                attempt = retry_after(policy, attempt).await;
-                start(session).await?;
+                tries.next(err).await?;
                 continue;
             }
         };
         loop {
             let err = match session.commit_transaction().await {
                 Ok(()) => return Ok(value),
-                Err(e) => Error::Driver(e),
+                Err(e) => Error::from_server(e, "commit a transaction on", "the deployment"),
             };
-            if err.has_label(UNKNOWN_TRANSACTION_COMMIT_RESULT) && err.code() != Some(50) {
-                if !may_retry(attempt) {
-                    return Err(give_up(attempt, err));
-                }
-                attempt = retry_after(policy, attempt).await;
+            if err.has_label(UNKNOWN_TRANSACTION_COMMIT_RESULT)
+                && err.code() != Some(code::MAX_TIME_MS_EXPIRED)
+            {
+                tries.next(err).await?;
                 continue;
             }
             if err.has_label(TRANSIENT_TRANSACTION_ERROR) {
-                if !may_retry(attempt) {
-                    return Err(give_up(attempt, err));
-                }
-                break;
+                tries.next(err).await?;
+                continue 'transaction;
             }
             return Err(err);
         }
-        attempt = retry_after(policy, attempt).await;
-        start(session).await?;
     }
 }
 
 static RETRIES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-/// Counts one retry and waits its backoff; returns the next attempt's number.
-async fn retry_after(policy: &RetryPolicy, attempt: u32) -> u32 {
-    RETRIES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let next = attempt + 1;
-    tokio::time::sleep(policy.backoff(next)).await;
-    next
-}
 
 /// How many transaction attempts (whole bodies or commits) this process has
 /// retried so far, across every helper: for monitoring and benchmarks.

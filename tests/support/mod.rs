@@ -12,6 +12,7 @@ use mongodb::{Client, Database};
 
 #[allow(unused_imports)] // each test binary uses some of these
 pub use schema_testkit::{failpoint, CommandLog};
+pub mod own_server;
 
 /// The server's URI; panics with the install instructions when the server
 /// binary is missing.
