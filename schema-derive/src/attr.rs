@@ -317,13 +317,20 @@ fn drain(input: ParseStream) {
 
 /// Runs `f` on each `key ...` of an attribute's list. `#[attr]` with no list
 /// runs nothing; a malformed list is reported once.
-fn for_each_key(cx: &Ctxt, attr: &Attribute, mut f: impl FnMut(&ParseNestedMeta, &str, Span)) {
+fn for_each_key(
+    cx: &Ctxt,
+    attr: &Attribute,
+    seen: &mut SeenKeys,
+    mut f: impl FnMut(&ParseNestedMeta, &str, Span),
+) {
     if let Meta::Path(_) = attr.meta {
         return;
     }
     let result = attr.parse_nested_meta(|meta| {
         let (name, span) = key_ident(&meta.path);
-        f(&meta, &name, span);
+        if seen.first(cx, &name, span) {
+            f(&meta, &name, span);
+        }
         skip_rest(meta.input);
         Ok(())
     });
@@ -338,9 +345,12 @@ fn for_each_nested_key(
     meta: &ParseNestedMeta,
     mut f: impl FnMut(&ParseNestedMeta, &str, Span),
 ) {
+    let mut seen = SeenKeys::default();
     let result = meta.parse_nested_meta(|inner| {
         let (name, span) = key_ident(&inner.path);
-        f(&inner, &name, span);
+        if seen.first(cx, &name, span) {
+            f(&inner, &name, span);
+        }
         skip_rest(inner.input);
         Ok(())
     });
@@ -360,22 +370,50 @@ fn unknown_key(cx: &Ctxt, attr: &str, name: &str, span: Span, known: &[&str]) {
     );
 }
 
-fn duplicate_key(cx: &Ctxt, name: &str, span: Span) {
-    cx.error_at(span, format!("duplicate `{name}`"));
+/// The keys met so far in one attribute (for `#[document]`, in all of a
+/// type's `#[document]` attributes): the one place a repeated key is found.
+/// A repeated key is reported and its value left unread, so the first value
+/// is the one kept, for every key alike. `index(...)` may repeat: each
+/// declares an index of its own.
+#[derive(Default)]
+struct SeenKeys {
+    names: Vec<String>,
+    repeatable: &'static [&'static str],
 }
 
-/// A flag key (`unique`): no value allowed.
-fn flag(cx: &Ctxt, meta: &ParseNestedMeta, name: &str, span: Span, seen: &mut bool) {
+impl SeenKeys {
+    /// Keys of which `repeatable` may appear more than once.
+    fn repeating(repeatable: &'static [&'static str]) -> Self {
+        SeenKeys {
+            names: Vec::new(),
+            repeatable,
+        }
+    }
+
+    /// Whether `name` is met for the first time (or may repeat); reports a
+    /// duplicate otherwise.
+    fn first(&mut self, cx: &Ctxt, name: &str, span: Span) -> bool {
+        if self.repeatable.contains(&name) {
+            return true;
+        }
+        if self.names.iter().any(|seen| seen == name) {
+            cx.error_at(span, format!("duplicate `{name}`"));
+            return false;
+        }
+        self.names.push(name.to_owned());
+        true
+    }
+}
+
+/// A flag key (`unique`): no value allowed. Returns true, its value.
+fn flag(cx: &Ctxt, meta: &ParseNestedMeta, name: &str, span: Span) -> bool {
     if meta.input.peek(Token![=]) || meta.input.peek(syn::token::Paren) {
         cx.error_at(
             span,
             format!("`{name}` takes no value: write `{name}` alone"),
         );
     }
-    if *seen {
-        duplicate_key(cx, name, span);
-    }
-    *seen = true;
+    true
 }
 
 /// The value after `key =`, or an error saying how to write it.
@@ -773,34 +811,28 @@ fn check_collection(cx: &Ctxt, lit: &LitStr) {
 /// root document, and `index` without it is an error.
 pub fn container(cx: &Ctxt, attrs: &[Attribute], for_document: bool) -> ContainerAttrs {
     let mut out = ContainerAttrs::default();
-    let mut seen_crate = false;
+    let mut seen = SeenKeys::repeating(&[INDEX]);
     for attr in attrs.iter().filter(|a| a.path().is_ident(DOCUMENT)) {
         if let Meta::Path(_) = attr.meta {
             cx.error_spanned_by(attr, "expected `#[document(collection = \"...\")]`");
             continue;
         }
-        for_each_key(cx, attr, |meta, name, span| match name {
+        for_each_key(cx, attr, &mut seen, |meta, name, span| match name {
             COLLECTION => {
                 if let Some(lit) = str_value(cx, meta, name, span, "\"posts\"") {
                     check_collection(cx, &lit);
-                    if out.collection.is_some() {
-                        duplicate_key(cx, name, span);
-                    } else {
-                        out.collection = Some(lit);
-                    }
+                    out.collection = Some(lit);
                 }
             }
             CRATE => {
                 if let Some(lit) = str_value(cx, meta, name, span, "\"my_crate::schema_core\"") {
                     match lit.parse::<syn::Path>() {
-                        Ok(path) if !seen_crate => out.krate = Some(path),
-                        Ok(_) => duplicate_key(cx, name, span),
+                        Ok(path) => out.krate = Some(path),
                         Err(_) => cx.error_spanned_by(
                             &lit,
                             "`crate` must be a path, such as `crate = \"my_crate::schema_core\"`",
                         ),
                     }
-                    seen_crate = true;
                 }
             }
             INDEX => {
@@ -809,8 +841,7 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute], for_document: bool) -> Containe
                 }
             }
             OPEN => {
-                let mut seen = out.open.is_some();
-                flag(cx, meta, name, span, &mut seen);
+                flag(cx, meta, name, span);
                 out.open = Some(span);
             }
             _ => {
@@ -851,12 +882,8 @@ fn index(cx: &Ctxt, meta: &ParseNestedMeta, span: Span) -> Option<IndexAttr> {
         partial: Vec::new(),
     };
     let mut seen_keys = false;
-    let mut seen_partial = false;
     for_each_nested_key(cx, meta, |inner, name, kspan| match name {
         KEYS => {
-            if seen_keys {
-                duplicate_key(cx, name, kspan);
-            }
             seen_keys = true;
             if let Some(keys) = in_parens(cx, inner, name, kspan, "field = asc", parse_keys) {
                 if keys.is_empty() {
@@ -870,27 +897,17 @@ fn index(cx: &Ctxt, meta: &ParseNestedMeta, span: Span) -> Option<IndexAttr> {
                 if lit.value().is_empty() {
                     cx.error_spanned_by(&lit, "the index name must not be empty");
                 }
-                if out.name.is_some() {
-                    duplicate_key(cx, name, kspan);
-                }
                 out.name = Some(lit);
             }
         }
-        UNIQUE => flag(cx, inner, name, kspan, &mut out.unique),
-        SPARSE => flag(cx, inner, name, kspan, &mut out.sparse),
+        UNIQUE => out.unique = flag(cx, inner, name, kspan),
+        SPARSE => out.sparse = flag(cx, inner, name, kspan),
         EXPIRE_AFTER => {
             if let Some(secs) = int_value(cx, inner, name, kspan, 1, MAX_EXPIRE_AFTER) {
-                if out.expire_after.is_some() {
-                    duplicate_key(cx, name, kspan);
-                }
                 out.expire_after = Some(secs);
             }
         }
         PARTIAL => {
-            if seen_partial {
-                duplicate_key(cx, name, kspan);
-            }
-            seen_partial = true;
             if let Some(conds) =
                 in_parens(cx, inner, name, kspan, "status = \"active\"", parse_partial)
             {
@@ -989,48 +1006,50 @@ fn embed(cx: &Ctxt, attr: &Attribute) -> EmbedAttr {
     let mut unbounded_span = None;
     let mut max_given = false;
     let mut unknown = false;
-    for_each_key(cx, attr, |meta, name, span| match name {
-        MAX => {
-            if max_given {
-                duplicate_key(cx, name, span);
+    for_each_key(
+        cx,
+        attr,
+        &mut SeenKeys::default(),
+        |meta, name, span| match name {
+            MAX => {
+                max_given = true;
+                (out.max, out.max_span) = max_value(cx, meta, name, span);
             }
-            max_given = true;
-            (out.max, out.max_span) = max_value(cx, meta, name, span);
-        }
-        UNBOUNDED => {
-            unbounded_span = Some(span);
-            if let Some(reason) = str_value(cx, meta, name, span, "\"why this cannot grow\"") {
-                if reason.value().trim().is_empty() {
-                    cx.error_spanned_by(
+            UNBOUNDED => {
+                unbounded_span = Some(span);
+                if let Some(reason) = str_value(cx, meta, name, span, "\"why this cannot grow\"") {
+                    if reason.value().trim().is_empty() {
+                        cx.error_spanned_by(
                         &reason,
                         "`unbounded` needs a reason: say why this field cannot grow without bound",
                     );
-                }
-                out.unbounded = Some(reason);
-            }
-        }
-        KEEP => {
-            keep_span = Some(span);
-            if let Some(lit) = str_value(cx, meta, name, span, "\"newest\"") {
-                match lit.value().as_str() {
-                    NEWEST => out.keep = Some(Keep::Newest),
-                    OLDEST => out.keep = Some(Keep::Oldest),
-                    other => cx.error_spanned_by(
-                        &lit,
-                        format!("`keep` must be \"newest\" or \"oldest\", not \"{other}\""),
-                    ),
+                    }
+                    out.unbounded = Some(reason);
                 }
             }
-        }
-        HISTORY => {
-            history_span = Some(span);
-            out.history = type_value(cx, meta, name, span);
-        }
-        _ => {
-            unknown_key(cx, EMBED, name, span, EMBED_KEYS);
-            unknown = true;
-        }
-    });
+            KEEP => {
+                keep_span = Some(span);
+                if let Some(lit) = str_value(cx, meta, name, span, "\"newest\"") {
+                    match lit.value().as_str() {
+                        NEWEST => out.keep = Some(Keep::Newest),
+                        OLDEST => out.keep = Some(Keep::Oldest),
+                        other => cx.error_spanned_by(
+                            &lit,
+                            format!("`keep` must be \"newest\" or \"oldest\", not \"{other}\""),
+                        ),
+                    }
+                }
+            }
+            HISTORY => {
+                history_span = Some(span);
+                out.history = type_value(cx, meta, name, span);
+            }
+            _ => {
+                unknown_key(cx, EMBED, name, span, EMBED_KEYS);
+                unknown = true;
+            }
+        },
+    );
     match (unbounded_span, max_given) {
         (Some(span), true) => {
             cx.error_at(span, "`unbounded` and `max` contradict each other: keep one");
@@ -1067,25 +1086,19 @@ fn reference(cx: &Ctxt, attr: &Attribute) -> RefAttr {
         to: None,
         sort: None,
     };
-    let mut seen_sort = false;
     let mut unknown = false;
-    for_each_key(cx, attr, |meta, name, span| match name {
-        INDEX => flag(cx, meta, name, span, &mut out.index),
-        UNIQUE => flag(cx, meta, name, span, &mut out.unique),
-        TO => {
-            if out.to.is_some() {
-                duplicate_key(cx, name, span);
-            }
-            out.to = type_value(cx, meta, name, span);
-        }
-        SORT => {
-            if seen_sort {
-                duplicate_key(cx, name, span);
-            }
-            seen_sort = true;
-            if let Some(keys) = in_parens(cx, meta, name, span, "at = desc", parse_keys) {
-                let mut keys = keys.into_iter();
-                match (keys.next(), keys.next()) {
+    for_each_key(
+        cx,
+        attr,
+        &mut SeenKeys::default(),
+        |meta, name, span| match name {
+            INDEX => out.index = flag(cx, meta, name, span),
+            UNIQUE => out.unique = flag(cx, meta, name, span),
+            TO => out.to = type_value(cx, meta, name, span),
+            SORT => {
+                if let Some(keys) = in_parens(cx, meta, name, span, "at = desc", parse_keys) {
+                    let mut keys = keys.into_iter();
+                    match (keys.next(), keys.next()) {
                     (Some(key), None) => out.sort = Some(key),
                     (None, _) => cx.error_at(span, "`sort()` is empty: `sort(at = desc)`"),
                     (Some(_), Some(extra)) => cx.error_at(
@@ -1093,13 +1106,14 @@ fn reference(cx: &Ctxt, attr: &Attribute) -> RefAttr {
                         "`sort` takes one field; declare a longer compound index with `#[document(index(keys(...)))]`",
                     ),
                 }
+                }
             }
-        }
-        _ => {
-            unknown_key(cx, REFERENCE, name, span, REFERENCE_KEYS);
-            unknown = true;
-        }
-    });
+            _ => {
+                unknown_key(cx, REFERENCE, name, span, REFERENCE_KEYS);
+                unknown = true;
+            }
+        },
+    );
     if !out.index && !unknown {
         cx.error_spanned_by(
             attr,
@@ -1124,51 +1138,43 @@ fn many_to_many(cx: &Ctxt, attr: &Attribute) -> LinkAttr {
     let mut one_sided = None;
     let mut inverse_span = None;
     let mut unknown = false;
-    for_each_key(cx, attr, |meta, name, span| match name {
-        TWO_SIDED | ONE_SIDED => {
-            let mut seen = false;
-            flag(cx, meta, name, span, &mut seen);
-            let (this, other, other_name) = if name == TWO_SIDED {
-                (&mut two_sided, one_sided, ONE_SIDED)
-            } else {
-                (&mut one_sided, two_sided, TWO_SIDED)
-            };
-            if this.is_some() {
-                duplicate_key(cx, name, span);
-            } else if other.is_some() {
-                cx.error_at(
-                    span,
-                    format!("`{name}` contradicts `{other_name}`: keep one"),
-                );
+    for_each_key(
+        cx,
+        attr,
+        &mut SeenKeys::default(),
+        |meta, name, span| match name {
+            TWO_SIDED | ONE_SIDED => {
+                flag(cx, meta, name, span);
+                let (this, other, other_name) = if name == TWO_SIDED {
+                    (&mut two_sided, one_sided, ONE_SIDED)
+                } else {
+                    (&mut one_sided, two_sided, TWO_SIDED)
+                };
+                if other.is_some() {
+                    cx.error_at(
+                        span,
+                        format!("`{name}` contradicts `{other_name}`: keep one"),
+                    );
+                }
+                *this = Some(span);
             }
-            *this = Some(span);
-        }
-        TO => {
-            if out.to.is_some() {
-                duplicate_key(cx, name, span);
-            }
-            out.to = type_value(cx, meta, name, span);
-        }
-        INVERSE => {
-            inverse_span = Some(span);
-            if let Some(input) = value(cx, meta, name, span, "field") {
-                match input.call(Ident::parse_any) {
-                    Ok(ident) => out.inverse = Some(ident),
-                    Err(err) => cx.syn_error(err),
+            TO => out.to = type_value(cx, meta, name, span),
+            INVERSE => {
+                inverse_span = Some(span);
+                if let Some(input) = value(cx, meta, name, span, "field") {
+                    match input.call(Ident::parse_any) {
+                        Ok(ident) => out.inverse = Some(ident),
+                        Err(err) => cx.syn_error(err),
+                    }
                 }
             }
-        }
-        MAX => {
-            if out.max.is_some() {
-                duplicate_key(cx, name, span);
+            MAX => (out.max, out.max_span) = max_value(cx, meta, name, span),
+            _ => {
+                unknown_key(cx, MANY_TO_MANY, name, span, MANY_TO_MANY_KEYS);
+                unknown = true;
             }
-            (out.max, out.max_span) = max_value(cx, meta, name, span);
-        }
-        _ => {
-            unknown_key(cx, MANY_TO_MANY, name, span, MANY_TO_MANY_KEYS);
-            unknown = true;
-        }
-    });
+        },
+    );
     out.two_sided = two_sided.is_some();
     match (two_sided, one_sided) {
         (None, None) if unknown => {}
