@@ -1,5 +1,5 @@
-//! Proves the test harness: a derived document round-trips through the
-//! driver against the real server.
+//! Smoke test of the test setup: a derived document round-trips through the
+//! driver against the real test server, and the server runs transactions.
 
 mod support;
 
@@ -21,7 +21,7 @@ struct Note {
 #[tokio::test]
 async fn derived_document_round_trips_through_the_server() {
     let client = support::client().await;
-    let db = support::fresh_db(&client, "harness").await;
+    let db = support::fresh_db(&client, "smoke").await;
     let notes = db.collection::<Note>(Note::COLLECTION);
     let note = Note {
         id: "n1".into(),
@@ -57,7 +57,7 @@ async fn derived_document_round_trips_through_the_server() {
 #[tokio::test]
 async fn the_server_runs_transactions() {
     let client = support::client().await;
-    let db = support::fresh_db(&client, "harness_txn").await;
+    let db = support::fresh_db(&client, "smoke_txn").await;
     let coll = db.collection::<bson::Document>("t");
     let mut session = client.start_session().await.unwrap();
     session.start_transaction().await.unwrap();
