@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::codec::value_to_bson;
 use crate::error::Result;
+use crate::filter::{Filter, Op};
 use crate::index::Direction;
 use crate::model::Document as Model;
 
@@ -33,42 +34,177 @@ impl<M, T> Field<M, T> {
     }
 }
 
-impl<M: Model, T: Serialize> Field<M, T> {
-    /// `{name: value}`: an equality filter. A value that has no BSON form (a
-    /// `u64` above `i64::MAX`) makes it an [`Error::Serialize`](crate::Error::Serialize) naming the
-    /// field, which the helper given it returns before sending anything.
-    pub fn eq(&self, value: &T) -> FieldDoc {
-        FieldDoc(self.value(value).map(|v| doc! { self.name: v }))
-    }
-
-    /// `{name: {$in: [values]}}` (see [`eq`](Self::eq) for a value that has
-    /// no BSON form).
-    pub fn is_in<'a>(&self, values: impl IntoIterator<Item = &'a T>) -> FieldDoc
-    where
-        T: 'a,
-    {
-        let values: Result<Vec<Bson>> = values.into_iter().map(|v| self.value(v)).collect();
-        FieldDoc(values.map(|values| doc! { self.name: { "$in": values } }))
-    }
-
-    /// `{$set: {name: value}}`: an update of this field alone (see
-    /// [`eq`](Self::eq) for a value that has no BSON form: it is never stored
-    /// as `null`).
-    pub fn set(&self, value: &T) -> FieldDoc {
-        FieldDoc(self.value(value).map(|v| doc! { "$set": { self.name: v } }))
-    }
+/// The model a field constant belongs to, as errors name it: every
+/// [`Document`](crate::Document).
+pub trait Scope {
+    /// The Rust type name, for messages.
+    const NAME: &'static str;
 }
 
-impl<M: Model, T> Field<M, T> {
+impl<D: Model> Scope for D {
+    const NAME: &'static str = D::NAME;
+}
+
+/// A field of type `Self` can be compared with a `V`: its own type, or `T`
+/// on an `Option<T>` field (`&str` on a `String` field).
+#[diagnostic::on_unimplemented(
+    message = "a `{Self}` field cannot be compared with a `{V}`",
+    label = "this value has the wrong type for the field",
+    note = "give a value of the field's type (`&{Self}`), or of `T` for an `Option<T>` field"
+)]
+pub trait Compare<V: ?Sized> {}
+impl<T> Compare<T> for T {}
+impl<T> Compare<T> for Option<T> {}
+impl<T> Compare<T> for Box<T> {}
+impl Compare<str> for String {}
+impl Compare<str> for Option<String> {}
+
+/// Comparisons: each is one [`Predicate`](crate::filter::Predicate) on the
+/// field's stored path. A value that has no BSON form (a `u64` above
+/// `i64::MAX`) makes the filter an [`Error::Serialize`](crate::Error::Serialize)
+/// naming the field, which the helper given it returns before sending
+/// anything; it is never sent as `null`.
+///
+/// ```
+/// use schema_core::prelude::*;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Document, Serialize, Deserialize)]
+/// #[document(collection = "users")]
+/// struct User {
+///     #[serde(rename = "_id")]
+///     id: String,
+///     #[serde(rename = "displayName")]
+///     name: String,
+///     age: Option<i32>,
+///     visits: u64,
+/// }
+///
+/// let f = User::FIELDS;
+/// let doc = |filter: Filter<User>| filter.into_document().unwrap();
+/// assert_eq!(doc(f.name.eq("Ada")), bson::doc! { "displayName": "Ada" });
+/// assert_eq!(doc(f.name.ne("Bob")), bson::doc! { "displayName": { "$ne": "Bob" } });
+/// // An `Option<i32>` field compares with an `i32` (or an `Option<i32>`).
+/// assert_eq!(doc(f.age.gt(&17)), bson::doc! { "age": { "$gt": 17 } });
+/// assert_eq!(doc(f.age.gte(&18)), bson::doc! { "age": { "$gte": 18 } });
+/// assert_eq!(doc(f.age.lt(&65)), bson::doc! { "age": { "$lt": 65 } });
+/// assert_eq!(doc(f.age.lte(&64)), bson::doc! { "age": { "$lte": 64 } });
+/// assert_eq!(doc(f.age.eq(&None)), bson::doc! { "age": null });
+/// assert_eq!(doc(f.age.exists(false)), bson::doc! { "age": { "$exists": false } });
+/// assert_eq!(doc(f.name.is_in(["Ada", "Bob"])), bson::doc! { "displayName": { "$in": ["Ada", "Bob"] } });
+/// assert_eq!(doc(f.age.not_in([&1, &2])), bson::doc! { "age": { "$nin": [1, 2] } });
+/// // No BSON form: an error naming the field, never `null`.
+/// let err = f.visits.eq(&u64::MAX).into_document().unwrap_err();
+/// assert!(err.to_string().contains("visits"), "{err}");
+/// ```
+impl<M: Scope, T> Field<M, T> {
+    /// `{path: value}` (`{path: {$eq: value}}` when the value is a document).
+    pub fn eq<V: Serialize + ?Sized>(&self, value: &V) -> Filter<M>
+    where
+        T: Compare<V>,
+    {
+        self.compare(Op::Eq, value)
+    }
+
+    /// `{path: {$ne: value}}` (also matches documents without the field).
+    pub fn ne<V: Serialize + ?Sized>(&self, value: &V) -> Filter<M>
+    where
+        T: Compare<V>,
+    {
+        self.compare(Op::Ne, value)
+    }
+
+    /// `{path: {$gt: value}}`.
+    pub fn gt<V: Serialize + ?Sized>(&self, value: &V) -> Filter<M>
+    where
+        T: Compare<V>,
+    {
+        self.compare(Op::Gt, value)
+    }
+
+    /// `{path: {$gte: value}}`.
+    pub fn gte<V: Serialize + ?Sized>(&self, value: &V) -> Filter<M>
+    where
+        T: Compare<V>,
+    {
+        self.compare(Op::Gte, value)
+    }
+
+    /// `{path: {$lt: value}}`.
+    pub fn lt<V: Serialize + ?Sized>(&self, value: &V) -> Filter<M>
+    where
+        T: Compare<V>,
+    {
+        self.compare(Op::Lt, value)
+    }
+
+    /// `{path: {$lte: value}}`.
+    pub fn lte<V: Serialize + ?Sized>(&self, value: &V) -> Filter<M>
+    where
+        T: Compare<V>,
+    {
+        self.compare(Op::Lte, value)
+    }
+
+    /// `{path: {$in: [values]}}`: equal to one of `values` (none when empty).
+    pub fn is_in<'a, V: Serialize + ?Sized + 'a>(
+        &self,
+        values: impl IntoIterator<Item = &'a V>,
+    ) -> Filter<M>
+    where
+        T: Compare<V>,
+    {
+        self.list(Op::In, values)
+    }
+
+    /// `{path: {$nin: [values]}}`: equal to none of `values` (also matches
+    /// documents without the field).
+    pub fn not_in<'a, V: Serialize + ?Sized + 'a>(
+        &self,
+        values: impl IntoIterator<Item = &'a V>,
+    ) -> Filter<M>
+    where
+        T: Compare<V>,
+    {
+        self.list(Op::Nin, values)
+    }
+
+    /// `{path: {$exists: present}}`: whether the document holds the field
+    /// at all (a stored `null` exists).
+    pub fn exists(&self, present: bool) -> Filter<M> {
+        Filter::predicate(self.name, Op::Exists, Ok(Bson::Boolean(present)))
+    }
+
+    fn compare<V: Serialize + ?Sized>(&self, op: Op, value: &V) -> Filter<M> {
+        Filter::predicate(self.name, op, self.value(value))
+    }
+
+    fn list<'a, V: Serialize + ?Sized + 'a>(
+        &self,
+        op: Op,
+        values: impl IntoIterator<Item = &'a V>,
+    ) -> Filter<M> {
+        let values: Result<Vec<Bson>> = values.into_iter().map(|v| self.value(v)).collect();
+        Filter::predicate(self.name, op, values.map(Bson::Array))
+    }
+
     /// A value of (or in) this field as BSON.
     fn value<V: Serialize + ?Sized>(&self, value: &V) -> Result<Bson> {
         value_to_bson(value, M::NAME, self.name)
     }
 }
 
+impl<M: Model, T: Serialize> Field<M, T> {
+    /// `{$set: {name: value}}`: an update of this field alone (a value that
+    /// has no BSON form is an error, never stored as `null`).
+    pub fn set(&self, value: &T) -> FieldDoc {
+        FieldDoc(self.value(value).map(|v| doc! { "$set": { self.name: v } }))
+    }
+}
+
 impl<M, C> Field<M, C>
 where
-    M: Model,
+    M: Scope,
     C: crate::bounded::BoundedCollection,
     C::Item: Serialize,
 {
@@ -92,8 +228,35 @@ where
     /// assert_eq!(white.into_document()?, bson::doc! { "colors": "white" });
     /// # Ok::<(), schema_core::Error>(())
     /// ```
-    pub fn contains(&self, item: &C::Item) -> FieldDoc {
-        FieldDoc(self.value(item).map(|v| doc! { self.name: v }))
+    pub fn contains(&self, item: &C::Item) -> Filter<M> {
+        self.compare(Op::Eq, item)
+    }
+
+    /// `{name: {$all: [items]}}`: documents whose array holds every one of
+    /// `items` (in any order; none when `items` is empty).
+    ///
+    /// ```
+    /// use schema_core::prelude::*;
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Document, Serialize, Deserialize)]
+    /// #[document(collection = "products")]
+    /// struct Product {
+    ///     #[serde(rename = "_id")]
+    ///     id: String,
+    ///     #[embed(max = 20)]
+    ///     colors: Vec<String>,
+    /// }
+    ///
+    /// let both = Product::FIELDS.colors.contains_all(&["red".to_owned(), "blue".to_owned()]);
+    /// assert_eq!(both.into_document()?, bson::doc! { "colors": { "$all": ["red", "blue"] } });
+    /// # Ok::<(), schema_core::Error>(())
+    /// ```
+    pub fn contains_all<'a>(&self, items: impl IntoIterator<Item = &'a C::Item>) -> Filter<M>
+    where
+        C::Item: 'a,
+    {
+        self.list(Op::All, items)
     }
 }
 

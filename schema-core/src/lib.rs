@@ -14,6 +14,7 @@ pub mod embed;
 pub mod error;
 pub mod explain;
 pub mod field;
+pub mod filter;
 mod fixed;
 mod id;
 pub mod index;
@@ -33,6 +34,7 @@ pub use embed::{Embed, EmbedArray};
 pub use error::{Error, Result};
 pub use explain::{explain_find, FindShape, PlanSummary};
 pub use field::{EmbedField, Field, FieldDoc, Keep, LinkField, RefField};
+pub use filter::Filter;
 pub use index::{Direction, IndexOrigin, IndexSpec};
 pub use model::{Document, Embedded};
 pub use plan::{Action, Plan, Violators};
@@ -54,9 +56,9 @@ pub const DEFAULT_LINK_MAX: u32 = 1000;
 /// Everything a model file needs: `use schema_core::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        BsonSchema, Cursor, Direction, Document, EmbedField, Embedded, Error, Field, IndexSpec,
-        LinkField, Links, OnViolations, Page, Plan, PlanSummary, RefField, Relation, Repo,
-        RetryPolicy, Schema, SyncOptions, Through,
+        BsonSchema, Cursor, Direction, Document, EmbedField, Embedded, Error, Field, Filter,
+        IndexSpec, LinkField, Links, OnViolations, Page, Plan, PlanSummary, RefField, Relation,
+        Repo, RetryPolicy, Schema, SyncOptions, Through,
     };
 }
 

@@ -36,6 +36,7 @@ use crate::codec;
 use crate::codec::id_to_bson;
 use crate::error::{code, Error, Result};
 use crate::field::FieldDoc;
+use crate::filter::Filter;
 use crate::model::Document;
 use crate::relation::Relation;
 use crate::txn::{self, RetryPolicy, TxnSupport};
@@ -371,7 +372,7 @@ impl<M: Document> Repo<M> {
     /// Every document matching `filter` (build it with the typed fields:
     /// `Post::FIELDS.author_id.eq(&id)`). Unbounded: prefer the paged finders
     /// of [`relation`](crate::relation) for children.
-    pub async fn find(&self, filter: impl Into<FieldDoc>) -> Result<Vec<M>> {
+    pub async fn find(&self, filter: impl Into<Filter<M>>) -> Result<Vec<M>> {
         self.find_opt(None, filter.into().into_document()?).await
     }
 
@@ -379,7 +380,7 @@ impl<M: Document> Repo<M> {
     pub async fn find_in(
         &self,
         session: &mut ClientSession,
-        filter: impl Into<FieldDoc>,
+        filter: impl Into<Filter<M>>,
     ) -> Result<Vec<M>> {
         self.find_opt(Some(session), filter.into().into_document()?)
             .await
@@ -398,7 +399,7 @@ impl<M: Document> Repo<M> {
     }
 
     /// The first document matching `filter`.
-    pub async fn find_one(&self, filter: impl Into<FieldDoc>) -> Result<Option<M>> {
+    pub async fn find_one(&self, filter: impl Into<Filter<M>>) -> Result<Option<M>> {
         self.find_one_opt(None, filter.into().into_document()?)
             .await
     }
@@ -407,7 +408,7 @@ impl<M: Document> Repo<M> {
     pub async fn find_one_in(
         &self,
         session: &mut ClientSession,
-        filter: impl Into<FieldDoc>,
+        filter: impl Into<Filter<M>>,
     ) -> Result<Option<M>> {
         self.find_one_opt(Some(session), filter.into().into_document()?)
             .await
@@ -425,7 +426,7 @@ impl<M: Document> Repo<M> {
     }
 
     /// How many documents match `filter`: one `aggregate` (`countDocuments`).
-    pub async fn count(&self, filter: impl Into<FieldDoc>) -> Result<u64> {
+    pub async fn count(&self, filter: impl Into<Filter<M>>) -> Result<u64> {
         self.count_opt(None, filter.into().into_document()?).await
     }
 
@@ -433,7 +434,7 @@ impl<M: Document> Repo<M> {
     pub async fn count_in(
         &self,
         session: &mut ClientSession,
-        filter: impl Into<FieldDoc>,
+        filter: impl Into<Filter<M>>,
     ) -> Result<u64> {
         self.count_opt(Some(session), filter.into().into_document()?)
             .await

@@ -1,0 +1,244 @@
+//! Typed filters against the real server: every operator, `and`/`or`/`not`
+//! and the array predicates select exactly the documents a Rust predicate
+//! over the same data selects; a value with no BSON form sends nothing.
+
+mod support;
+
+use schema_core::filter::{self, Node, PredicateKind};
+use schema_core::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Document, Serialize, Deserialize, Debug, Clone)]
+#[document(collection = "people")]
+struct Person {
+    #[serde(rename = "_id")]
+    id: String,
+    #[serde(rename = "fullName")]
+    name: String,
+    age: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    nick: Option<String>,
+    #[embed(max = 5)]
+    tags: Vec<String>,
+    visits: u64,
+}
+
+fn people() -> Vec<Person> {
+    let row = |id: &str, name: &str, age: i32, nick: Option<&str>, tags: &[&str]| Person {
+        id: id.to_owned(),
+        name: name.to_owned(),
+        age,
+        nick: nick.map(str::to_owned),
+        tags: tags.iter().map(|t| (*t).to_owned()).collect(),
+        visits: age as u64 * 3,
+    };
+    vec![
+        row("p1", "Ada", 36, Some("countess"), &["math", "poetry"]),
+        row("p2", "Bob", 17, None, &["chess"]),
+        row("p3", "Cy", 52, Some("cy"), &[]),
+        row("p4", "Di", 17, None, &["math", "chess", "go"]),
+        row("p5", "Ed", 70, Some("eddie"), &["poetry"]),
+    ]
+}
+
+/// The ids the server returns for `filter`, next to the ids `expect` keeps,
+/// both sorted; fails when the server finds none at all (a test that could
+/// not tell a broken filter from an empty answer).
+async fn check(
+    repo: &Repo<Person>,
+    what: &str,
+    filter: Filter<Person>,
+    expect: impl Fn(&Person) -> bool,
+) {
+    let mut wanted: Vec<String> = people()
+        .into_iter()
+        .filter(|p| expect(p))
+        .map(|p| p.id)
+        .collect();
+    wanted.sort();
+    let mut found: Vec<String> = repo
+        .find(filter)
+        .await
+        .unwrap_or_else(|e| panic!("{what}: {e}"))
+        .into_iter()
+        .map(|p| p.id)
+        .collect();
+    found.sort();
+    assert_eq!(found, wanted, "{what}");
+}
+
+#[tokio::test]
+async fn every_operator_selects_what_it_says() {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, "typed_filters").await;
+    Schema::new().with::<Person>().sync(&db).await.unwrap();
+    let repo = Repo::<Person>::new(&db);
+    repo.insert_many(&people()).await.unwrap();
+    let f = Person::FIELDS;
+    let s = |v: &str| v.to_owned();
+
+    check(&repo, "eq", f.name.eq("Ada"), |p| p.name == "Ada").await;
+    check(&repo, "eq owned", f.name.eq(&s("Bob")), |p| p.name == "Bob").await;
+    check(&repo, "ne", f.age.ne(&17), |p| p.age != 17).await;
+    check(&repo, "gt", f.age.gt(&36), |p| p.age > 36).await;
+    check(&repo, "gte", f.age.gte(&36), |p| p.age >= 36).await;
+    check(&repo, "lt", f.age.lt(&36), |p| p.age < 36).await;
+    check(&repo, "lte", f.age.lte(&36), |p| p.age <= 36).await;
+    check(&repo, "u64 field", f.visits.gt(&100), |p| p.visits > 100).await;
+    check(&repo, "is_in", f.name.is_in(["Ada", "Ed", "Zed"]), |p| {
+        ["Ada", "Ed"].contains(&p.name.as_str())
+    })
+    .await;
+    check(&repo, "not_in", f.age.not_in([&17, &70]), |p| {
+        p.age != 17 && p.age != 70
+    })
+    .await;
+    check(&repo, "is_in empty", f.age.is_in(&[] as &[i32]), |_| false).await;
+    check(&repo, "exists", f.nick.exists(true), |p| p.nick.is_some()).await;
+    check(&repo, "exists false", f.nick.exists(false), |p| {
+        p.nick.is_none()
+    })
+    .await;
+    // An `Option<String>` field compares with a `str`.
+    check(&repo, "option eq", f.nick.eq("cy"), |p| {
+        p.nick.as_deref() == Some("cy")
+    })
+    .await;
+    check(&repo, "option gt", f.nick.gt("d"), |p| {
+        p.nick.as_deref().is_some_and(|n| n > "d")
+    })
+    .await;
+    check(&repo, "option eq none", f.nick.eq(&None), |p| {
+        p.nick.is_none()
+    })
+    .await;
+    check(&repo, "contains", f.tags.contains(&s("math")), |p| {
+        p.tags.contains(&s("math"))
+    })
+    .await;
+    check(
+        &repo,
+        "contains_all",
+        f.tags.contains_all(&[s("chess"), s("math")]),
+        |p| p.tags.contains(&s("chess")) && p.tags.contains(&s("math")),
+    )
+    .await;
+    check(
+        &repo,
+        "contains_all empty",
+        f.tags.contains_all(&[]),
+        |_| false,
+    )
+    .await;
+    check(&repo, "whole array eq", f.tags.eq(&vec![s("chess")]), |p| {
+        p.tags == [s("chess")]
+    })
+    .await;
+
+    check(&repo, "and", f.age.gte(&17) & f.age.lt(&50), |p| {
+        p.age >= 17 && p.age < 50
+    })
+    .await;
+    check(
+        &repo,
+        "and on one operator twice",
+        f.age.gt(&10).and(f.age.gt(&20)),
+        |p| p.age > 20,
+    )
+    .await;
+    check(
+        &repo,
+        "and with eq and a range on one field",
+        f.age.eq(&17) & f.age.lt(&20),
+        |p| p.age == 17,
+    )
+    .await;
+    check(&repo, "or", f.age.lt(&18) | f.name.eq("Ed"), |p| {
+        p.age < 18 || p.name == "Ed"
+    })
+    .await;
+    check(&repo, "not", !f.nick.eq("cy"), |p| {
+        p.nick.as_deref() != Some("cy")
+    })
+    .await;
+    check(
+        &repo,
+        "nested",
+        (f.age.lt(&18) | f.age.gt(&60)) & !f.tags.contains(&s("go")),
+        |p| (p.age < 18 || p.age > 60) && !p.tags.contains(&s("go")),
+    )
+    .await;
+    check(&repo, "and of none", filter::and([]), |_| true).await;
+    check(&repo, "or of none", filter::or([]), |_| false).await;
+    check(&repo, "all", Filter::all(), |_| true).await;
+    check(
+        &repo,
+        "raw document",
+        bson::doc! { "age": 17 }.into(),
+        |p| p.age == 17,
+    )
+    .await;
+
+    // find_one and count take the same filters.
+    let one = repo.find_one(f.name.eq("Cy")).await.unwrap().unwrap();
+    assert_eq!(one.id, "p3");
+    let minors = repo.count(f.age.lt(&18)).await.unwrap();
+    assert_eq!(
+        minors,
+        people().iter().filter(|p| p.age < 18).count() as u64
+    );
+}
+
+#[tokio::test]
+async fn a_value_without_bson_form_sends_nothing() {
+    let (client, log) = support::counting_client().await;
+    let db = support::fresh_db(&client, "typed_filters_err").await;
+    let repo = Repo::<Person>::new(&db);
+    let f = Person::FIELDS;
+    log.clear();
+    // A `u64` above `i64::MAX` has no BSON form, deep inside an `or`.
+    let filter = f.age.eq(&1) | (f.name.eq("x") & f.visits.gte(&u64::MAX));
+    let err = repo.find(filter).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Serialize { field: Some(field), .. } if field == "visits"),
+        "{err:?}"
+    );
+    let err = repo
+        .count(f.visits.is_in([&1, &u64::MAX]))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Serialize { .. }), "{err:?}");
+    let err = repo.find_one(!f.visits.lt(&u64::MAX)).await.unwrap_err();
+    assert!(matches!(err, Error::Serialize { .. }), "{err:?}");
+    assert_eq!(log.operations(), Vec::<String>::new(), "nothing was sent");
+}
+
+#[test]
+fn the_tree_names_paths_and_kinds() {
+    let f = Person::FIELDS;
+    let filter = f.age.eq(&3) & (f.name.gt("A") | f.nick.exists(true));
+    let Ok(Node::And(parts)) = filter.node() else {
+        panic!("an and: {filter:?}");
+    };
+    let Node::Predicate(age) = &parts[0] else {
+        panic!("a predicate: {:?}", parts[0]);
+    };
+    assert_eq!((age.path, age.kind()), ("age", PredicateKind::Equality));
+    let Node::Or(either) = &parts[1] else {
+        panic!("an or: {:?}", parts[1]);
+    };
+    let kinds: Vec<_> = either
+        .iter()
+        .map(|n| match n {
+            Node::Predicate(p) => (p.path, p.kind()),
+            other => panic!("a predicate: {other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("fullName", PredicateKind::Range),
+            ("nick", PredicateKind::Other)
+        ]
+    );
+}
