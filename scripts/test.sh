@@ -26,6 +26,8 @@ echo "== tests (doctests, unit, trybuild, server-backed integration)"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 cargo test -p schema-core --doc 2>&1 | tee -a "$log"
+# Every Rust snippet of the README (the root package's doctests).
+cargo test -p schema-workspace --doc 2>&1 | tee -a "$log"
 cargo test --workspace --lib --bins --tests 2>&1 | tee -a "$log"
 echo "all checks passed"
 # One closing line for the whole run, summed over every test binary.

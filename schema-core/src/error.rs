@@ -69,7 +69,8 @@ pub enum Error {
         collection: String,
         /// How many existing documents fail the new validator.
         count: u64,
-        /// The first of their `_id`s (as extended JSON), in `_id` order.
+        /// The first of their `_id`s, in `_id` order, as text: a string as it
+        /// is, an `ObjectId` in hex, any other value as relaxed extended JSON.
         ids: Vec<String>,
     },
     /// The schema needs multi-document transactions and the server is standalone.
@@ -84,7 +85,8 @@ pub enum Error {
     EmbedFull {
         /// Collection name.
         collection: &'static str,
-        /// The document's `_id`, as extended JSON.
+        /// The document's `_id` as text: a string as it is, an `ObjectId` in
+        /// hex, any other value as relaxed extended JSON.
         id: String,
         /// Stored field name.
         field: &'static str,
@@ -99,7 +101,8 @@ pub enum Error {
     LinkFull {
         /// Collection of the full document.
         collection: &'static str,
-        /// Its `_id`, as extended JSON.
+        /// Its `_id` as text: a string as it is, an `ObjectId` in
+        /// hex, any other value as relaxed extended JSON.
         id: String,
         /// Stored name of the full id array.
         field: &'static str,
@@ -111,7 +114,8 @@ pub enum Error {
     NotFound {
         /// Collection name.
         collection: &'static str,
-        /// The `_id` looked for, as extended JSON.
+        /// The `_id` looked for as text: a string as it is, an `ObjectId` in
+        /// hex, any other value as relaxed extended JSON.
         id: String,
     },
     /// A write would give a unique index a second document with the same key;
@@ -239,7 +243,8 @@ pub enum Error {
         model: &'static str,
         /// Collection name.
         collection: &'static str,
-        /// The document's `_id`, as extended JSON.
+        /// The document's `_id` as text: a string as it is, an `ObjectId` in
+        /// hex, any other value as relaxed extended JSON.
         id: String,
         /// The path of the field that could not be read (`profile.joinedYear`,
         /// `courseIds[1]`), when serde could tell.
@@ -259,7 +264,8 @@ pub enum Error {
     TooLarge {
         /// Collection name.
         collection: &'static str,
-        /// The document's `_id`, as extended JSON.
+        /// The document's `_id` as text: a string as it is, an `ObjectId` in
+        /// hex, any other value as relaxed extended JSON.
         id: String,
         /// Its size as BSON, in bytes; for a push, the size of a document
         /// holding only `_id` and the pushed items, which the document would
@@ -408,7 +414,8 @@ fn unsupported_message(models: &[&'static str]) -> String {
     )
 }
 
-/// Shows an `_id` in a message: a string as it is, anything else as extended JSON.
+/// Shows an `_id` in a message: a string as it is, an `ObjectId` in hex,
+/// any other value as relaxed extended JSON.
 pub(crate) fn id_text(id: &bson::Bson) -> String {
     match id {
         bson::Bson::String(s) => s.clone(),

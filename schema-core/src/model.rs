@@ -65,7 +65,9 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
     /// The value of `_id`.
     fn id(&self) -> &Self::Id;
 
-    /// Every index the model declares, in declaration order.
+    /// Every index the model declares: the references' first (in field
+    /// order), then the many-to-many arrays', then the container's
+    /// `index(...)` in the order written.
     fn indexes() -> Vec<IndexSpec>;
 
     /// The relationships the model declares (references, many-to-many arrays).
