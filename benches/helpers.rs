@@ -6,16 +6,13 @@
 //! Run: `cargo bench --bench helpers` (about half a minute). `ITERATIONS=N`
 //! changes the number of runs of each (default 200).
 
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bson::{doc, DateTime, Document as BsonDocument};
 use futures_util::TryStreamExt;
-use mongodb::event::command::CommandEvent;
-use mongodb::event::EventHandler;
-use mongodb::options::ClientOptions;
 use mongodb::{Client, Collection, Database};
 use schema_core::prelude::*;
+use schema_testkit::CommandLog;
 use serde::{Deserialize, Serialize};
 
 #[derive(Document, Serialize, Deserialize, Debug, Clone)]
@@ -70,33 +67,6 @@ struct Course {
     student_ids: Vec<String>,
 }
 
-/// Commands sent, not counting handshakes and monitoring.
-#[derive(Clone, Default)]
-struct Counter(Arc<Mutex<u64>>);
-
-impl Counter {
-    fn take(&self) -> u64 {
-        std::mem::take(&mut *self.0.lock().expect("counter"))
-    }
-}
-
-async fn counting_client(uri: &str) -> (Client, Counter) {
-    let counter = Counter::default();
-    let sink = counter.clone();
-    let mut options = ClientOptions::parse(uri).await.expect("uri");
-    options.command_event_handler = Some(EventHandler::callback(move |ev: CommandEvent| {
-        if let CommandEvent::Started(s) = ev {
-            if !matches!(
-                s.command_name.as_str(),
-                "hello" | "isMaster" | "saslStart" | "saslContinue" | "endSessions"
-            ) {
-                *sink.0.lock().expect("counter") += 1;
-            }
-        }
-    }));
-    (Client::with_options(options).expect("client"), counter)
-}
-
 /// Times of one side and the commands it sent.
 #[derive(Default)]
 struct Side {
@@ -113,7 +83,7 @@ impl Side {
 
 /// Runs `helper` and `raw` alternately `n` times each (iteration `i` is
 /// passed to both) and prints one row.
-async fn compare<H, R, FH, FR>(name: &str, n: usize, counter: &Counter, mut helper: H, mut raw: R)
+async fn compare<H, R, FH, FR>(name: &str, n: usize, log: &CommandLog, mut helper: H, mut raw: R)
 where
     H: FnMut(usize) -> FH,
     R: FnMut(usize) -> FR,
@@ -124,7 +94,7 @@ where
     // Warm-up (connections, caches, the helpers' one-time topology check).
     helper(n).await;
     raw(n).await;
-    counter.take();
+    log.clear();
     for i in 0..n {
         for first in [i % 2 == 0, i % 2 != 0] {
             let (side, is_helper) = if first {
@@ -139,7 +109,7 @@ where
                 raw(i).await;
             }
             side.times.push(start.elapsed());
-            side.commands += counter.take();
+            side.commands += log.take().len() as u64;
         }
     }
     let (mh, mr) = (h.median(), r.median());
@@ -263,9 +233,9 @@ async fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(200);
-    let uri =
-        schema_testkit::server::uri().expect("a server: set MONGODB_URI or install secantusd-rs");
-    let (client, counter) = counting_client(&uri).await;
+    let (client, log) = schema_testkit::counting_client()
+        .await
+        .expect("a server: set MONGODB_URI or install secantusd-rs");
     let db = client.database("bench_helpers");
     db.drop().await.expect("drop");
     seed(&db).await;
@@ -286,7 +256,7 @@ async fn main() {
     compare(
         "insert",
         n,
-        &counter,
+        &log,
         |i| {
             let posts = &posts;
             async move {
@@ -310,7 +280,7 @@ async fn main() {
     compare(
         "get by id",
         n,
-        &counter,
+        &log,
         |i| {
             let posts = &posts;
             async move {
@@ -334,7 +304,7 @@ async fn main() {
     compare(
         "bounded push",
         n,
-        &counter,
+        &log,
         |i| {
             let posts = &posts;
             let boards = Repo::<Board>::new(posts.database());
@@ -365,7 +335,7 @@ async fn main() {
     compare(
         "page of 10 (keyset, page 1)",
         n,
-        &counter,
+        &log,
         |i| {
             let posts = &posts;
             async move {
@@ -402,7 +372,7 @@ async fn main() {
     compare(
         "count children",
         n,
-        &counter,
+        &log,
         |i| {
             let posts = &posts;
             async move {
@@ -433,7 +403,7 @@ async fn main() {
     compare(
         "parents of a page (10)",
         n,
-        &counter,
+        &log,
         |_| {
             let (users, page) = (&users, &page);
             async move {
@@ -465,7 +435,7 @@ async fn main() {
     compare(
         "two-sided link + unlink",
         n / 2,
-        &counter,
+        &log,
         |i| async move {
             let (s, c) = (format!("s{}", i % 2), format!("c{}", i % 2));
             links.link(&s, &c).await.expect("link");
@@ -488,7 +458,7 @@ async fn main() {
     schema.sync(&db).await.expect("edge setup");
     let raw_edges = db.collection::<BsonDocument>("enrollments");
     let edges = &edges;
-    compare("through link (upsert)", n, &counter, |i| async move {
+    compare("through link (upsert)", n, &log, |i| async move {
         edges
             .link(&format!("user_{}", i % 50), &format!("h{}", i % 7))
             .await

@@ -3,13 +3,9 @@
 //! Prints round trips (commands sent) and median times, measured interleaved
 //! in one run. Run: `cargo bench --bench setup`.
 
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bson::Document as BsonDocument;
-use mongodb::event::command::CommandEvent;
-use mongodb::event::EventHandler;
-use mongodb::options::ClientOptions;
 use schema_core::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -51,17 +47,9 @@ fn median(samples: &mut [Duration]) -> Duration {
 
 #[tokio::main]
 async fn main() {
-    let uri =
-        schema_testkit::server::uri().expect("a server: set MONGODB_URI or install secantusd-rs");
-    let commands = Arc::new(Mutex::new(Vec::<String>::new()));
-    let sink = commands.clone();
-    let mut options = ClientOptions::parse(&uri).await.expect("uri");
-    options.command_event_handler = Some(EventHandler::callback(move |ev: CommandEvent| {
-        if let CommandEvent::Started(s) = ev {
-            sink.lock().expect("log").push(s.command_name);
-        }
-    }));
-    let client = mongodb::Client::with_options(options).expect("client");
+    let (client, commands) = schema_testkit::counting_client()
+        .await
+        .expect("a server: set MONGODB_URI or install secantusd-rs");
     let db = client.database(&format!("bench_setup_{}", std::process::id()));
     db.drop().await.expect("drop");
 
@@ -85,14 +73,14 @@ async fn main() {
     let (mut ours, mut naive) = (Vec::new(), Vec::new());
     let (mut ours_cmds, mut naive_cmds) = (Vec::new(), Vec::new());
     for _ in 0..rounds {
-        commands.lock().expect("log").clear();
+        commands.clear();
         let t = Instant::now();
         let report = schema.sync(&db).await.expect("setup");
         ours.push(t.elapsed());
         assert!(report.applied.is_empty());
-        ours_cmds = commands.lock().expect("log").clone();
+        ours_cmds = commands.names();
 
-        commands.lock().expect("log").clear();
+        commands.clear();
         let t = Instant::now();
         for (collection, models) in &index_models {
             db.collection::<BsonDocument>(collection)
@@ -101,7 +89,7 @@ async fn main() {
                 .expect("createIndexes");
         }
         naive.push(t.elapsed());
-        naive_cmds = commands.lock().expect("log").clone();
+        naive_cmds = commands.names();
     }
 
     let count = |cmds: &[String], name: &str| cmds.iter().filter(|c| *c == name).count();

@@ -5,16 +5,12 @@
 //! sent per link. Run: `cargo bench --bench throughput` (`LINKS=N` links per
 //! scenario, default 480).
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 use std::time::Instant;
 
-use mongodb::event::command::CommandEvent;
-use mongodb::event::EventHandler;
-use mongodb::options::ClientOptions;
 use mongodb::{Client, Database};
 use schema_core::prelude::*;
 use schema_core::{txn, Links, Repo};
+use schema_testkit::CommandLog;
 use serde::{Deserialize, Serialize};
 
 #[derive(Document, Serialize, Deserialize, Debug, Clone)]
@@ -49,7 +45,7 @@ fn course_of(overlapping: bool, task: usize, i: usize) -> String {
 async fn scenario(
     client: &Client,
     db: &Database,
-    commands: &AtomicU64,
+    commands: &CommandLog,
     tasks: usize,
     overlapping: bool,
     links: usize,
@@ -89,7 +85,7 @@ async fn scenario(
     let links_helper = Links::new(db, Student::FIELDS.course_ids);
     // The first link asks the server once whether it runs transactions.
     links_helper.verify().await.expect("verify");
-    let (retries_before, commands_before) = (txn::retries(), commands.load(Ordering::Relaxed));
+    let (retries_before, commands_before) = (txn::retries(), commands.count());
     let started = Instant::now();
     let mut handles = Vec::new();
     for task in 0..tasks {
@@ -114,7 +110,7 @@ async fn scenario(
     let elapsed = started.elapsed();
     let done = tasks * per_task - failed;
     let retries = txn::retries() - retries_before;
-    let sent = commands.load(Ordering::Relaxed) - commands_before;
+    let sent = commands.count() - commands_before;
     let report = links_helper.verify().await.expect("verify");
     assert!(report.is_consistent(), "{report:?}");
     assert_eq!(report.edges, done, "every acknowledged link applied once");
@@ -133,18 +129,10 @@ async fn scenario(
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
-    let uri =
-        schema_testkit::server::uri().expect("a server: set MONGODB_URI or install secantusd-rs");
-    let commands = Arc::new(AtomicU64::new(0));
-    let sink = commands.clone();
-    let mut options = ClientOptions::parse(&uri).await.expect("uri");
-    options.max_pool_size = Some(32);
-    options.command_event_handler = Some(EventHandler::callback(move |ev: CommandEvent| {
-        if matches!(ev, CommandEvent::Started(_)) {
-            sink.fetch_add(1, Ordering::Relaxed);
-        }
-    }));
-    let client = Client::with_options(options).expect("client");
+    let (client, commands) =
+        schema_testkit::counting_client_with(|options| options.max_pool_size = Some(32))
+            .await
+            .expect("a server: set MONGODB_URI or install secantusd-rs");
     let db = client.database(&format!("bench_throughput_{}", std::process::id()));
     let links = std::env::var("LINKS")
         .ok()

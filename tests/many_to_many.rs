@@ -6,58 +6,27 @@
 mod models;
 mod support;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use bson::{doc, Document as BsonDocument};
 use models::{Course, Student};
-use mongodb::event::command::CommandEvent;
-use mongodb::event::EventHandler;
-use mongodb::options::ClientOptions;
 use mongodb::{Client, Database};
 use schema_core::prelude::*;
 use schema_core::{run_in_transaction, AsymmetryKind, RetryPolicy};
 use schema_testkit::server::{Server, ServerOptions};
 use serde::{Deserialize, Serialize};
 use support::failpoint::{self, FAILPOINT};
+use support::CommandLog;
 
 /// A client with its own `appName` (so a failpoint can target it alone)
-/// whose command names are recorded.
-async fn named_client(app: &str) -> (Client, Arc<Mutex<Vec<String>>>) {
-    let (client, log, _) = watched_client(app).await;
-    (client, log)
+/// whose commands are recorded.
+async fn named_client(app: &str) -> (Client, CommandLog) {
+    support::counting_client_with(|options| options.app_name = Some(app.to_owned())).await
 }
 
-/// [`named_client`], also counting the commands that a `failCommand`
-/// failpoint failed, and the other transient failures (write conflicts).
-async fn watched_client(app: &str) -> (Client, Arc<Mutex<Vec<String>>>, Arc<Mutex<(u32, u32)>>) {
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let failures = Arc::new(Mutex::new((0, 0)));
-    let mut options = ClientOptions::parse(support::uri()).await.unwrap();
-    options.app_name = Some(app.to_owned());
-    let (sink, failed) = (log.clone(), failures.clone());
-    options.command_event_handler =
-        Some(EventHandler::callback(move |ev: CommandEvent| match ev {
-            CommandEvent::Started(started) => {
-                let name = started.command_name.clone();
-                if !matches!(name.as_str(), "hello" | "isMaster" | "endSessions") {
-                    sink.lock().unwrap().push(name);
-                }
-            }
-            CommandEvent::Failed(f) if f.failure.contains_label("TransientTransactionError") => {
-                let mut counts = failed.lock().unwrap();
-                if f.failure.to_string().contains("failCommand") {
-                    counts.0 += 1;
-                } else {
-                    counts.1 += 1;
-                }
-            }
-            _ => {}
-        }));
-    (Client::with_options(options).unwrap(), log, failures)
-}
-
-fn take(log: &Arc<Mutex<Vec<String>>>) -> Vec<String> {
-    std::mem::take(&mut *log.lock().unwrap())
+/// The operations sent since the last `take`.
+fn take(log: &CommandLog) -> Vec<String> {
+    log.take_operations()
 }
 
 /// The failure of a write conflict (112, labelled `TransientTransactionError`)
@@ -584,7 +553,7 @@ impl Rng {
 async fn concurrent_links_and_unlinks_with_transient_failures_stay_symmetric_and_bounded() {
     let _turn = FAILPOINT.lock().await;
     let app = "m2m_concurrent";
-    let (client, _log, failures) = watched_client(app).await;
+    let (client, log) = named_client(app).await;
     let db = support::fresh_db(&client, "m2m_concurrent").await;
     let (pupils, classes) = small_school(&db).await;
     let links = Links::new(&db, Pupil::FIELDS.class_ids);
@@ -647,7 +616,19 @@ async fn concurrent_links_and_unlinks_with_transient_failures_stay_symmetric_and
     stop.store(true, std::sync::atomic::Ordering::SeqCst);
     let armed = armer.await.unwrap();
     failpoint::off(&client).await;
-    let (injected, conflicts) = *failures.lock().unwrap();
+    // The transient failures retried: those the failpoint injected, and
+    // the write conflicts between the tasks.
+    let (injected, conflicts) = log
+        .failures()
+        .iter()
+        .filter(|f| f.has_label("TransientTransactionError"))
+        .fold((0, 0), |(injected, conflicts), f| {
+            if f.to_string().contains("failCommand") {
+                (injected + 1, conflicts)
+            } else {
+                (injected, conflicts + 1)
+            }
+        });
     println!(
         "ok={ok} full={full} gave_up={gave_up}; failpoint armed {armed} times, \
          {injected} injected transient failures and {conflicts} write conflicts retried"

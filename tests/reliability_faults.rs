@@ -13,20 +13,17 @@
 mod models;
 mod support;
 
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bson::oid::ObjectId;
 use bson::{doc, Document as BsonDocument};
 use models::{Course, Student};
-use mongodb::event::command::CommandEvent;
-use mongodb::event::EventHandler;
-use mongodb::options::ClientOptions;
 use mongodb::{Client, Database};
 use schema_core::prelude::*;
 use schema_core::txn::{TRANSIENT_TRANSACTION_ERROR, UNKNOWN_TRANSACTION_COMMIT_RESULT};
 use serde::{Deserialize, Serialize};
 use support::failpoint::{self, FAILPOINT};
+use support::{CommandLog, Failure};
 
 /// The most one case may take, retries and reconnections included.
 const CASE_TIMEOUT: Duration = Duration::from_secs(60);
@@ -75,54 +72,30 @@ struct Message {
 struct Faulty {
     client: Client,
     app: String,
-    sent: Arc<Mutex<Vec<String>>>,
-    failed: Arc<Mutex<Vec<String>>>,
+    log: CommandLog,
 }
 
 impl Faulty {
     async fn new(app: &str) -> Faulty {
-        let sent = Arc::new(Mutex::new(Vec::new()));
-        let failed = Arc::new(Mutex::new(Vec::new()));
-        let mut options = ClientOptions::parse(support::uri()).await.unwrap();
-        options.app_name = Some(app.to_owned());
-        // After a "shutting down" or "stepped down" error the driver marks the
-        // server unknown and waits for its monitor to see it again: check at
-        // the shortest interval the driver allows, as a client of a real
-        // replica set would wait for its next heartbeat (10 s by default).
-        options.heartbeat_freq = Some(Duration::from_millis(500));
-        let (s, f) = (sent.clone(), failed.clone());
-        options.command_event_handler =
-            Some(EventHandler::callback(move |ev: CommandEvent| match ev {
-                CommandEvent::Started(e) if !is_handshake(&e.command_name) => {
-                    s.lock().unwrap().push(e.command_name.clone());
-                }
-                CommandEvent::Failed(e) if !is_handshake(&e.command_name) => {
-                    f.lock()
-                        .unwrap()
-                        .push(format!("{}: {}", e.command_name, e.failure));
-                }
-                // A write-concern error comes back on a command that succeeded.
-                CommandEvent::Succeeded(e) if e.reply.contains_key("writeConcernError") => {
-                    let wce = e.reply.get("writeConcernError").cloned();
-                    f.lock()
-                        .unwrap()
-                        .push(format!("{}: writeConcernError {wce:?}", e.command_name));
-                }
-                _ => {}
-            }));
+        let (client, log) = support::counting_client_with(|options| {
+            options.app_name = Some(app.to_owned());
+            // After a "shutting down" or "stepped down" error the driver marks the
+            // server unknown and waits for its monitor to see it again: check at
+            // the shortest interval the driver allows, as a client of a real
+            // replica set would wait for its next heartbeat (10 s by default).
+            options.heartbeat_freq = Some(Duration::from_millis(500));
+        })
+        .await;
         Faulty {
-            client: Client::with_options(options).unwrap(),
+            client,
             app: app.to_owned(),
-            sent,
-            failed,
+            log,
         }
     }
 
-    fn take(&self) -> (Vec<String>, Vec<String>) {
-        (
-            std::mem::take(&mut *self.sent.lock().unwrap()),
-            std::mem::take(&mut *self.failed.lock().unwrap()),
-        )
+    /// The operations sent and the failures seen since the last `take`.
+    fn take(&self) -> (Vec<String>, Vec<Failure>) {
+        (self.log.take_operations(), self.log.take_failures())
     }
 }
 
@@ -135,10 +108,6 @@ async fn clients(app: &str) -> (Client, Faulty, Database, Database) {
     let db = support::fresh_db(&admin, app).await;
     let fdb = faulty.client.database(db.name());
     (admin, faulty, db, fdb)
-}
-
-fn is_handshake(name: &str) -> bool {
-    matches!(name, "hello" | "isMaster" | "endSessions")
 }
 
 /// One command of an operation's transaction: its name, and how many
@@ -625,13 +594,10 @@ async fn first_conflict(faulty: &Faulty) -> Duration {
     let started = Instant::now();
     tokio::time::timeout(CASE_TIMEOUT, async {
         loop {
-            if faulty
-                .failed
-                .lock()
-                .unwrap()
-                .iter()
-                .any(|f| f.contains("WriteConflict") || f.contains("112"))
-            {
+            if faulty.log.failures().iter().any(|f| {
+                let f = f.to_string();
+                f.contains("WriteConflict") || f.contains("112")
+            }) {
                 return;
             }
             tokio::time::sleep(Duration::from_millis(5)).await;

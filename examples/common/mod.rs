@@ -6,11 +6,12 @@
 use std::future::Future;
 use std::time::{Duration, Instant};
 
-use mongodb::options::ClientOptions;
 use mongodb::{Client, Database};
 use schema_core::{PlanSummary, Schema};
 
-pub use schema_testkit::CommandLog;
+// A second client to the same server whose commands are recorded, and its log.
+#[allow(unused_imports)] // each example uses some of these
+pub use schema_testkit::{counting_client, CommandLog};
 
 /// What an example's `main` returns: any error ends it with a non-zero status.
 pub type Result<T = (), E = Box<dyn std::error::Error>> = std::result::Result<T, E>;
@@ -94,12 +95,4 @@ where
 /// A duration in milliseconds with two decimals.
 pub fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1000.0)
-}
-
-/// A second client to the same server whose commands are recorded.
-pub async fn counting_client() -> Result<(Client, CommandLog)> {
-    let log = CommandLog::default();
-    let mut options = ClientOptions::parse(schema_testkit::server::uri()?).await?;
-    log.record(&mut options);
-    Ok((Client::with_options(options)?, log))
 }

@@ -1,59 +1,193 @@
-//! The names of the commands a client sends, recorded from its command
-//! events. Shared by the examples (`common`) and the tests (`support`).
+//! The one command-counting client of the workspace: [`counting_client`]
+//! (or [`counting_client_with`], for an `appName`, a pool size, ...) connects
+//! to the test server with a client whose commands are recorded in a
+//! [`CommandLog`]: the name of every command it starts, and every command
+//! that fails or comes back with a write-concern error. The tests, the
+//! examples and the benchmarks all count with it.
+//!
+//! The log records every command the driver reports, whatever its name:
+//! [`names`](CommandLog::names) and [`take`](CommandLog::take) hold them all
+//! (the benchmarks count those). [`operations`](CommandLog::operations) and
+//! [`take_operations`](CommandLog::take_operations) leave out `hello` and
+//! `isMaster` (the helpers' one-time transaction check, and any handshake the
+//! driver reports), authentication and `endSessions`, for the tests that pin
+//! the commands of one call after its first use.
 
+use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use bson::Bson;
 use mongodb::event::command::CommandEvent;
 use mongodb::event::EventHandler;
 use mongodb::options::ClientOptions;
+use mongodb::Client;
 
-/// The names of the commands a client sent, in order.
+use crate::server::{self, ServerError};
+
+/// Connects to the test server ([`server::uri`]) with a client whose
+/// commands are recorded in the returned log.
+pub async fn counting_client() -> Result<(Client, CommandLog), ServerError> {
+    counting_client_with(|_| {}).await
+}
+
+/// [`counting_client`], with `configure` adjusting the client's options
+/// first (an `appName` a failpoint can target, a pool size, a heartbeat
+/// frequency).
+pub async fn counting_client_with(
+    configure: impl FnOnce(&mut ClientOptions),
+) -> Result<(Client, CommandLog), ServerError> {
+    let mut options = ClientOptions::parse(server::uri()?).await?;
+    configure(&mut options);
+    let log = CommandLog::default();
+    log.record(&mut options);
+    Ok((Client::with_options(options)?, log))
+}
+
+/// A command that failed, or that succeeded with a write-concern error.
+#[derive(Debug, Clone)]
+pub enum Failure {
+    /// The command failed with `error`.
+    Command {
+        /// The command's name.
+        command: String,
+        /// Its error.
+        error: mongodb::error::Error,
+    },
+    /// The command succeeded, and its reply holds a `writeConcernError`.
+    WriteConcern {
+        /// The command's name.
+        command: String,
+        /// The reply's `writeConcernError`.
+        error: Bson,
+    },
+}
+
+impl Failure {
+    /// The name of the command that failed.
+    pub fn command(&self) -> &str {
+        match self {
+            Failure::Command { command, .. } | Failure::WriteConcern { command, .. } => command,
+        }
+    }
+
+    /// Whether the command failed with an error carrying `label`.
+    pub fn has_label(&self, label: &str) -> bool {
+        matches!(self, Failure::Command { error, .. } if error.contains_label(label))
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failure::Command { command, error } => write!(f, "{command}: {error}"),
+            Failure::WriteConcern { command, error } => {
+                write!(f, "{command}: writeConcernError {error}")
+            }
+        }
+    }
+}
+
+/// What a client sent: the names of its commands in order, and its failures.
+#[derive(Default)]
+struct Record {
+    names: Vec<String>,
+    failures: Vec<Failure>,
+}
+
+/// The commands a client sent, shared by the clones of the log.
 #[derive(Clone, Default)]
-pub struct CommandLog(Arc<Mutex<Vec<String>>>);
+pub struct CommandLog(Arc<Mutex<Record>>);
+
+/// What [`CommandLog::operations`] leaves out: `hello` and `isMaster` (the
+/// helpers' one-time transaction check, and any handshake the driver
+/// reports), authentication, and `endSessions` (sent when a client shuts
+/// down).
+fn is_left_out_of_operations(name: &str) -> bool {
+    matches!(
+        name,
+        "hello" | "isMaster" | "ismaster" | "saslStart" | "saslContinue" | "endSessions"
+    )
+}
 
 impl CommandLog {
-    /// Records the name of every command that a client made with `options`
-    /// sends.
+    /// Records every command that a client made with `options` sends
+    /// (replacing any command event handler they had).
     pub fn record(&self, options: &mut ClientOptions) {
         let sink = self.clone();
         options.command_event_handler = Some(EventHandler::callback(move |ev: CommandEvent| {
-            if let CommandEvent::Started(started) = ev {
-                sink.names_mut().push(started.command_name.clone());
-            }
+            let failure = match ev {
+                CommandEvent::Started(started) => {
+                    sink.lock().names.push(started.command_name);
+                    return;
+                }
+                CommandEvent::Failed(failed) => Failure::Command {
+                    command: failed.command_name,
+                    error: failed.failure,
+                },
+                CommandEvent::Succeeded(ok) => match ok.reply.get("writeConcernError") {
+                    Some(error) => Failure::WriteConcern {
+                        command: ok.command_name,
+                        error: error.clone(),
+                    },
+                    None => return,
+                },
+                _ => return,
+            };
+            sink.lock().failures.push(failure);
         }));
     }
 
-    /// The names recorded so far (a panic elsewhere does not lose them).
-    fn names_mut(&self) -> MutexGuard<'_, Vec<String>> {
+    /// The record (a panic elsewhere does not lose it).
+    fn lock(&self) -> MutexGuard<'_, Record> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Every command name sent so far.
+    /// The name of every command sent so far, in order.
     pub fn names(&self) -> Vec<String> {
-        self.names_mut().clone()
+        self.lock().names.clone()
     }
 
-    /// Forgets what was sent so far.
-    pub fn clear(&self) {
-        self.names_mut().clear();
+    /// How many commands were sent so far.
+    pub fn count(&self) -> usize {
+        self.lock().names.len()
     }
 
-    /// The operations sent since the last [`clear`](Self::clear): the
-    /// commands that are not handshakes or heartbeats.
+    /// The name of every command sent since the last `take` or
+    /// [`clear`](Self::clear), and forgets them.
+    pub fn take(&self) -> Vec<String> {
+        std::mem::take(&mut self.lock().names)
+    }
+
+    /// The commands sent so far, without `hello`, `isMaster`, authentication
+    /// and `endSessions` (see the module docs).
     pub fn operations(&self) -> Vec<String> {
-        self.names()
-            .into_iter()
-            .filter(|n| {
-                !matches!(
-                    n.as_str(),
-                    "hello"
-                        | "isMaster"
-                        | "ismaster"
-                        | "saslStart"
-                        | "saslContinue"
-                        | "endSessions"
-                )
-            })
-            .collect()
+        let mut names = self.names();
+        names.retain(|n| !is_left_out_of_operations(n));
+        names
+    }
+
+    /// [`operations`](Self::operations), and forgets every command sent so far.
+    pub fn take_operations(&self) -> Vec<String> {
+        let mut names = self.take();
+        names.retain(|n| !is_left_out_of_operations(n));
+        names
+    }
+
+    /// Every failure so far (connection upkeep included), in order.
+    pub fn failures(&self) -> Vec<Failure> {
+        self.lock().failures.clone()
+    }
+
+    /// The failures since the last `take_failures` or
+    /// [`clear`](Self::clear), and forgets them.
+    pub fn take_failures(&self) -> Vec<Failure> {
+        std::mem::take(&mut self.lock().failures)
+    }
+
+    /// Forgets every command and failure recorded so far.
+    pub fn clear(&self) {
+        let mut record = self.lock();
+        record.names.clear();
+        record.failures.clear();
     }
 }

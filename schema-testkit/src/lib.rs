@@ -3,7 +3,9 @@
 //!
 //! - [`server`]: connecting to `MONGODB_URI`, or starting an embedded
 //!   `secantusd-rs` on a free port (and stopping or killing it);
-//! - [`CommandLog`]: the names of the commands a client sends;
+//! - [`counting_client`]: a client whose commands are recorded in a
+//!   [`CommandLog`] (the one command counter of the tests, examples and
+//!   benchmarks);
 //! - [`failpoint`]: the server's `failCommand` failpoint, scoped to one client;
 //! - [`models`]: the seed models the integration tests share.
 #![warn(missing_docs)]
@@ -14,4 +16,4 @@ pub mod failpoint;
 pub mod models;
 pub mod server;
 
-pub use command_log::CommandLog;
+pub use command_log::{counting_client, counting_client_with, CommandLog, Failure};

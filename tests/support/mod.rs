@@ -7,11 +7,10 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use mongodb::options::ClientOptions;
 use mongodb::{Client, Database};
 
 #[allow(unused_imports)] // each test binary uses some of these
-pub use schema_testkit::{failpoint, CommandLog};
+pub use schema_testkit::{failpoint, CommandLog, Failure};
 pub mod own_server;
 
 /// The server's URI; panics with the install instructions when the server
@@ -45,10 +44,18 @@ pub async fn fresh_db(client: &Client, test: &str) -> Database {
     db
 }
 
-/// A client whose commands are recorded.
+/// A client whose commands are recorded ([`schema_testkit::counting_client`]).
 pub async fn counting_client() -> (Client, CommandLog) {
-    let log = CommandLog::default();
-    let mut options = ClientOptions::parse(uri()).await.expect("parse uri");
-    log.record(&mut options);
-    (Client::with_options(options).expect("client"), log)
+    counting_client_with(|_| {}).await
+}
+
+/// [`counting_client`] with its options adjusted first
+/// ([`schema_testkit::counting_client_with`]).
+pub async fn counting_client_with(
+    configure: impl FnOnce(&mut mongodb::options::ClientOptions),
+) -> (Client, CommandLog) {
+    match schema_testkit::counting_client_with(configure).await {
+        Ok(counting) => counting,
+        Err(e) => panic!("no test server: {e}"),
+    }
 }
