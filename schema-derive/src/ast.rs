@@ -8,7 +8,7 @@ use quote::quote;
 use syn::ext::IdentExt;
 use syn::{DeriveInput, Ident, Member, Type};
 
-use crate::attr::{self, ContainerAttrs, Dir, FieldKind, KeyName, PartialTest};
+use crate::attr::{self, ContainerAttrs, Dir, FieldKind, KeyName, PartialTest, StorageAttr};
 use crate::ctxt::Ctxt;
 use crate::serde::{self as serde_attr, RenameRule, SerdeContainer, SerdeField};
 
@@ -62,8 +62,11 @@ pub struct Field<'a> {
     pub label: String,
     pub serde: SerdeField,
     pub kind: FieldKind,
-    /// Two of the derive's attributes conflicted on this field (reported);
-    /// checks of the kept one are skipped.
+    /// The derive's storage attributes on the field, in the order written;
+    /// `kind` is the first one's.
+    pub storage_attrs: Vec<StorageAttr<'a>>,
+    /// Two of the derive's attributes conflicted on this field (reported by
+    /// `check`); checks of the kept one are skipped.
     pub conflicted: bool,
     /// A mistake about the field's type or kind was reported on it (by a
     /// check, or as an attribute conflict): the trait-bound assertions of the
@@ -122,7 +125,7 @@ impl<'a> Input<'a> {
     /// always returned so that checks and the fallback expansion can run.
     pub fn from_syn(cx: &Ctxt, input: &'a DeriveInput, derive: Derive) -> Input<'a> {
         let serde = serde_attr::container(&input.attrs);
-        let attrs = attr::container(cx, &input.attrs, derive == Derive::Document);
+        let attrs = attr::container(cx, &input.attrs);
         let noun = match input.data {
             syn::Data::Enum(_) => "the enum",
             _ => "the struct",
@@ -377,7 +380,8 @@ fn parse_fields<'a>(
                 Some(variant) => format!("{variant}.{name}"),
                 None => name.clone(),
             };
-            let (kind, conflicted) = attr::field(cx, &field.attrs, &label);
+            let (kind, storage_attrs) = attr::field(cx, &field.attrs);
+            let conflicted = storage_attrs.len() > 1;
             Field {
                 original: field,
                 member,
@@ -387,6 +391,7 @@ fn parse_fields<'a>(
                 label,
                 serde,
                 kind,
+                storage_attrs,
                 conflicted,
                 flagged: Cell::new(conflicted),
             }

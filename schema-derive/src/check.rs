@@ -14,6 +14,8 @@ use crate::suggest;
 use crate::ty::{self, Growable};
 
 pub fn check(cx: &Ctxt, input: &Input) {
+    indexes_are_on_documents(cx, input);
+    field_is_stored_one_way(cx, input);
     document_is_a_struct_with_named_fields(cx, input);
     document_has_a_collection(cx, input);
     document_has_an_id(cx, input);
@@ -53,6 +55,53 @@ fn report<M: std::fmt::Display>(cx: &Ctxt, field: &Field, span: proc_macro2::Spa
 /// Fields whose attributes did not conflict: a conflict is reported alone.
 fn checked_fields<'a, 'b>(input: &'b Input<'a>) -> impl Iterator<Item = &'b Field<'a>> {
     input.all_fields().into_iter().filter(|f| !f.conflicted)
+}
+
+/// An index belongs to a root document: a sub-document is stored inside its
+/// parent's collection. On `#[derive(Embedded)]`, `collection` says the type
+/// is also a root document (`#[derive(Document, Embedded)]`), whose derive
+/// creates the indexes; without it, the first `index` is reported.
+fn indexes_are_on_documents(cx: &Ctxt, input: &Input) {
+    if input.derive != Derive::Embedded || input.attrs.collection.is_some() {
+        return;
+    }
+    if let Some(index) = input.attrs.indexes.first() {
+        cx.error_at(
+            index.span,
+            "`index` belongs to a root document: a sub-document is stored inside its parent's collection (add `#[derive(Document)]` and `collection = \"...\"`, or declare the index on the parent)",
+        );
+    }
+}
+
+/// A field is stored one way: embedded (`#[embed]`), as a reference
+/// (`#[reference]`) or as an id array (`#[many_to_many]`). Each storage
+/// attribute after the first is reported on itself, as a duplicate when it
+/// repeats the first one's name and as a conflict otherwise. The first one
+/// is kept, and the checks of its kind skip the field (see
+/// [`checked_fields`]) so that the conflict is reported alone.
+fn field_is_stored_one_way(cx: &Ctxt, input: &Input) {
+    for field in input.all_fields() {
+        let Some((first, rest)) = field.storage_attrs.split_first() else {
+            continue;
+        };
+        for second in rest {
+            let msg = if second.name == first.name {
+                format!(
+                    "duplicate `#[{}]` attribute on `{}`: merge them into one",
+                    second.name, field.label
+                )
+            } else {
+                format!(
+                    "`#[{}]` conflicts with `#[{}]` on `{}`: a field is stored one way, {}",
+                    second.name,
+                    first.name,
+                    field.label,
+                    "embedded (`#[embed]`), as a reference (`#[reference]`) or as an id array (`#[many_to_many]`)"
+                )
+            };
+            cx.error_spanned_by(second.attr, msg);
+        }
+    }
 }
 
 /// A root document is stored as one BSON object whose keys are its fields:

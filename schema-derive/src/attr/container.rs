@@ -1,0 +1,93 @@
+//! `#[document(...)]` on a container: the collection, the path to
+//! `schema_core`, the indexes and `open`.
+
+use proc_macro2::Span;
+use syn::{Attribute, LitStr, Meta};
+
+use super::index::{index, IndexAttr};
+use super::keywords::{COLLECTION, CRATE, DOCUMENT, DOCUMENT_KEYS, INDEX, OPEN};
+use super::list::{for_each_key, unknown_key, SeenKeys};
+use super::value::{flag, str_value};
+use crate::ctxt::Ctxt;
+
+/// `#[document(...)]`.
+#[derive(Default)]
+pub struct ContainerAttrs {
+    /// Whether an unknown key was reported (a misspelled `collection`, say),
+    /// so that its absence is not reported a second time.
+    pub unknown_keys: bool,
+    pub collection: Option<LitStr>,
+    pub krate: Option<syn::Path>,
+    pub indexes: Vec<IndexAttr>,
+    /// `open`, with its span: the validator admits fields the type does not
+    /// declare (at this type's own level only; its sub-documents decide for
+    /// themselves).
+    pub open: Option<Span>,
+}
+
+/// Checks a collection name as the server would.
+fn check_collection(cx: &Ctxt, lit: &LitStr) {
+    let name = lit.value();
+    if name.is_empty() {
+        cx.error_spanned_by(lit, "the collection name must not be empty");
+    } else if name.contains('$') {
+        cx.error_spanned_by(lit, "a collection name must not contain `$`");
+    } else if name.contains('\0') {
+        cx.error_spanned_by(
+            lit,
+            "a collection name must not contain the null character `\\0`",
+        );
+    } else if name.starts_with("system.") {
+        cx.error_spanned_by(
+            lit,
+            "a collection name must not start with `system.`: that prefix is reserved for the server",
+        );
+    }
+}
+
+/// Parses every `#[document(...)]` on a container (of `#[derive(Document)]`
+/// or `#[derive(Embedded)]` alike: which keys a sub-document may use is a
+/// rule of `check`).
+pub fn container(cx: &Ctxt, attrs: &[Attribute]) -> ContainerAttrs {
+    let mut out = ContainerAttrs::default();
+    let mut seen = SeenKeys::repeating(&[INDEX]);
+    for attr in attrs.iter().filter(|a| a.path().is_ident(DOCUMENT)) {
+        if let Meta::Path(_) = attr.meta {
+            cx.error_spanned_by(attr, "expected `#[document(collection = \"...\")]`");
+            continue;
+        }
+        for_each_key(cx, attr, &mut seen, |meta, name, span| match name {
+            COLLECTION => {
+                if let Some(lit) = str_value(cx, meta, name, span, "\"posts\"") {
+                    check_collection(cx, &lit);
+                    out.collection = Some(lit);
+                }
+            }
+            CRATE => {
+                if let Some(lit) = str_value(cx, meta, name, span, "\"my_crate::schema_core\"") {
+                    match lit.parse::<syn::Path>() {
+                        Ok(path) => out.krate = Some(path),
+                        Err(_) => cx.error_spanned_by(
+                            &lit,
+                            "`crate` must be a path, such as `crate = \"my_crate::schema_core\"`",
+                        ),
+                    }
+                }
+            }
+            INDEX => {
+                if let Some(index) = index(cx, meta, span) {
+                    out.indexes.push(index);
+                }
+            }
+            OPEN => {
+                flag(cx, meta, name, span);
+                out.open = Some(span);
+            }
+            _ => {
+                unknown_key(cx, DOCUMENT, name, span, DOCUMENT_KEYS);
+                out.unknown_keys = true;
+            }
+        });
+    }
+    out
+}

@@ -1,0 +1,360 @@
+//! The index grammar: `index(keys(...), name = "...", unique, sparse,
+//! expire_after = N, partial(...))` in `#[document(...)]`, its key lists
+//! (also read by `#[reference(sort(...))]`) and its partial filters.
+
+use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
+use syn::ext::IdentExt;
+use syn::meta::ParseNestedMeta;
+use syn::parse::ParseStream;
+use syn::{Ident, Lit, LitStr, Token};
+
+use super::keywords::{
+    ASC, DESC, EQ, EXISTS, EXPIRE_AFTER, GT, GTE, INDEX, INDEX_KEYS, KEYS, LT, LTE, NAME, PARTIAL,
+    PARTIAL_OPS, SPARSE, TYPE, UNIQUE,
+};
+use super::list::{drain, for_each_nested_key, unknown_key};
+use super::value::{flag, in_parens, int_value, parens, parse_written, str_value, Written};
+use crate::ctxt::Ctxt;
+use crate::suggest;
+
+/// The most seconds `expire_after` may hold (the server stores an int32).
+const MAX_EXPIRE_AFTER: u64 = i32::MAX as u64;
+
+/// An index key direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dir {
+    Asc,
+    Desc,
+}
+
+impl Dir {
+    pub fn as_i32(self) -> i32 {
+        match self {
+            Dir::Asc => 1,
+            Dir::Desc => -1,
+        }
+    }
+}
+
+/// An index key as written: a Rust field of this struct, or a string literal
+/// (a dotted path) passed to the server verbatim.
+#[derive(Clone)]
+pub enum KeyName {
+    Field(Ident),
+    Path(LitStr),
+}
+
+impl KeyName {
+    pub fn span(&self) -> Span {
+        match self {
+            KeyName::Field(ident) => ident.span(),
+            KeyName::Path(lit) => lit.span(),
+        }
+    }
+}
+
+impl ToTokens for KeyName {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        match self {
+            KeyName::Field(ident) => ident.to_tokens(tokens),
+            KeyName::Path(lit) => lit.to_tokens(tokens),
+        }
+    }
+}
+
+/// One `key = direction` of an index.
+#[derive(Clone)]
+pub struct IndexKey {
+    pub name: KeyName,
+    pub dir: Dir,
+}
+
+/// A literal in a partial filter.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Str(String),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+}
+
+/// A partial filter operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Exists,
+    Eq,
+    Gt,
+    Gte,
+    Lt,
+    Lte,
+    Type,
+}
+
+impl Op {
+    pub fn server_name(self) -> &'static str {
+        match self {
+            Op::Exists => "$exists",
+            Op::Eq => "$eq",
+            Op::Gt => "$gt",
+            Op::Gte => "$gte",
+            Op::Lt => "$lt",
+            Op::Lte => "$lte",
+            Op::Type => "$type",
+        }
+    }
+}
+
+/// One condition of `partial(...)`.
+pub struct PartialCond {
+    pub key: KeyName,
+    pub test: PartialTest,
+}
+
+pub enum PartialTest {
+    /// `status = "active"`: equality with a literal.
+    Equals(Value),
+    /// `age(gt = 18, lte = 65)`.
+    Ops(Vec<(Op, Value)>),
+}
+
+/// One container `index(...)`.
+pub struct IndexAttr {
+    /// The `index` keyword, where errors about the whole index point.
+    pub span: Span,
+    pub keys: Vec<IndexKey>,
+    pub name: Option<LitStr>,
+    pub unique: bool,
+    pub sparse: bool,
+    /// Seconds, with the span of the value.
+    pub expire_after: Option<(u64, Span)>,
+    pub partial: Vec<PartialCond>,
+}
+
+/// `asc`, `desc`, `1` or `-1`.
+fn parse_dir(input: ParseStream) -> syn::Result<Dir> {
+    let written = parse_written(input);
+    let dir = match &written {
+        Written::Lit {
+            negative,
+            lit: Lit::Int(int),
+            ..
+        } => match (negative, int.base10_digits()) {
+            (false, "1") => Some(Dir::Asc),
+            (true, "1") => Some(Dir::Desc),
+            _ => None,
+        },
+        Written::Other(tokens) => match syn::parse2::<Ident>(tokens.clone()) {
+            Ok(ident) if ident == ASC => Some(Dir::Asc),
+            Ok(ident) if ident == DESC => Some(Dir::Desc),
+            _ => None,
+        },
+        Written::Lit { .. } => None,
+    };
+    dir.ok_or_else(|| {
+        syn::Error::new_spanned(
+            written.tokens(),
+            "expected an index direction: `asc` or `desc` (or `1` / `-1`)",
+        )
+    })
+}
+
+fn parse_key_name(input: ParseStream) -> syn::Result<KeyName> {
+    if input.peek(LitStr) {
+        Ok(KeyName::Path(input.parse()?))
+    } else {
+        Ok(KeyName::Field(input.call(Ident::parse_any)?))
+    }
+}
+
+/// `(field = asc, "dotted.path" = desc, ...)`.
+pub(super) fn parse_keys(input: ParseStream) -> syn::Result<Vec<IndexKey>> {
+    let mut keys = Vec::new();
+    while !input.is_empty() {
+        let name = parse_key_name(input)?;
+        input.parse::<Token![=]>()?;
+        let dir = parse_dir(input)?;
+        keys.push(IndexKey { name, dir });
+        if !input.is_empty() {
+            input.parse::<Token![,]>()?;
+        }
+    }
+    Ok(keys)
+}
+
+/// A literal of a partial filter.
+fn parse_partial_value(input: ParseStream) -> syn::Result<Value> {
+    let written = parse_written(input);
+    let value = match &written {
+        Written::Lit {
+            negative,
+            lit: Lit::Int(int),
+            ..
+        } => {
+            let digits = if *negative {
+                format!("-{}", int.base10_digits())
+            } else {
+                int.base10_digits().to_owned()
+            };
+            digits.parse::<i64>().ok().map(Value::Int)
+        }
+        Written::Lit {
+            negative,
+            lit: Lit::Float(float),
+            ..
+        } => float
+            .base10_parse::<f64>()
+            .ok()
+            .filter(|f| f.is_finite())
+            .map(|f| Value::Float(if *negative { -f } else { f })),
+        Written::Lit {
+            negative: false,
+            lit: Lit::Str(s),
+            ..
+        } => Some(Value::Str(s.value())),
+        Written::Lit {
+            negative: false,
+            lit: Lit::Bool(b),
+            ..
+        } => Some(Value::Bool(b.value)),
+        _ => None,
+    };
+    value.ok_or_else(|| {
+        syn::Error::new_spanned(
+            written.tokens(),
+            "expected a literal: a string, an integer, a float or a bool",
+        )
+    })
+}
+
+/// `(gt = 18, lte = 65)`.
+fn parse_ops(content: ParseStream) -> syn::Result<Vec<(Op, Value)>> {
+    let mut ops = Vec::new();
+    while !content.is_empty() {
+        let op_ident = content.call(Ident::parse_any)?;
+        let op_name = op_ident.unraw().to_string();
+        let op = match op_name.as_str() {
+            EXISTS => Op::Exists,
+            EQ => Op::Eq,
+            GT => Op::Gt,
+            GTE => Op::Gte,
+            LT => Op::Lt,
+            LTE => Op::Lte,
+            TYPE => Op::Type,
+            _ => {
+                return Err(syn::Error::new(
+                    op_ident.span(),
+                    format!(
+                        "unknown partial filter operator `{op_name}`{}",
+                        suggest::hint(&op_name, PARTIAL_OPS)
+                    ),
+                ))
+            }
+        };
+        content.parse::<Token![=]>()?;
+        ops.push((op, parse_partial_value(content)?));
+        if !content.is_empty() {
+            content.parse::<Token![,]>()?;
+        }
+    }
+    Ok(ops)
+}
+
+/// `(status = "active", email(exists = true), age(gt = 18, lte = 65))`.
+fn parse_partial(input: ParseStream) -> syn::Result<Vec<PartialCond>> {
+    let mut conds = Vec::new();
+    while !input.is_empty() {
+        let key = parse_key_name(input)?;
+        let test = if input.peek(Token![=]) {
+            input.parse::<Token![=]>()?;
+            PartialTest::Equals(parse_partial_value(input)?)
+        } else if input.peek(syn::token::Paren) {
+            let content = parens(input)?;
+            let ops = parse_ops(&content);
+            drain(&content);
+            let ops = ops?;
+            if ops.is_empty() {
+                return Err(syn::Error::new(
+                    key.span(),
+                    "expected at least one operator, such as `field(exists = true)`",
+                ));
+            }
+            PartialTest::Ops(ops)
+        } else {
+            return Err(syn::Error::new(
+                key.span(),
+                "expected `field = value` or `field(op = value, ...)` in `partial(...)`",
+            ));
+        };
+        conds.push(PartialCond { key, test });
+        if !input.is_empty() {
+            input.parse::<Token![,]>()?;
+        }
+    }
+    Ok(conds)
+}
+
+/// `index(keys(...), name = "...", unique, sparse, expire_after = N, partial(...))`.
+pub(super) fn index(cx: &Ctxt, meta: &ParseNestedMeta, span: Span) -> Option<IndexAttr> {
+    if !meta.input.peek(syn::token::Paren) {
+        cx.error_at(
+            span,
+            "`index` takes a list: `index(keys(field = asc, other = desc), unique)`",
+        );
+        return None;
+    }
+    let mut out = IndexAttr {
+        span,
+        keys: Vec::new(),
+        name: None,
+        unique: false,
+        sparse: false,
+        expire_after: None,
+        partial: Vec::new(),
+    };
+    let mut seen_keys = false;
+    for_each_nested_key(cx, meta, |inner, name, kspan| match name {
+        KEYS => {
+            seen_keys = true;
+            if let Some(keys) = in_parens(cx, inner, name, kspan, "field = asc", parse_keys) {
+                if keys.is_empty() {
+                    cx.error_at(kspan, "`keys()` is empty: name at least one field");
+                }
+                out.keys = keys;
+            }
+        }
+        NAME => {
+            if let Some(lit) = str_value(cx, inner, name, kspan, "\"by_author\"") {
+                if lit.value().is_empty() {
+                    cx.error_spanned_by(&lit, "the index name must not be empty");
+                }
+                out.name = Some(lit);
+            }
+        }
+        UNIQUE => out.unique = flag(cx, inner, name, kspan),
+        SPARSE => out.sparse = flag(cx, inner, name, kspan),
+        EXPIRE_AFTER => {
+            if let Some(secs) = int_value(cx, inner, name, kspan, 1, MAX_EXPIRE_AFTER) {
+                out.expire_after = Some(secs);
+            }
+        }
+        PARTIAL => {
+            if let Some(conds) =
+                in_parens(cx, inner, name, kspan, "status = \"active\"", parse_partial)
+            {
+                if conds.is_empty() {
+                    cx.error_at(kspan, "`partial()` is empty");
+                }
+                out.partial = conds;
+            }
+        }
+        _ => unknown_key(cx, INDEX, name, kspan, INDEX_KEYS),
+    });
+    if !seen_keys {
+        cx.error_at(
+            span,
+            "`index` needs `keys(...)`: `index(keys(field = asc, other = desc))`",
+        );
+    }
+    Some(out)
+}

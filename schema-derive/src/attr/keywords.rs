@@ -1,0 +1,90 @@
+//! The derive's keywords: one constant per attribute name, key, operator and
+//! written value, the keys each attribute accepts (for "did you mean"
+//! hints), and the test that tells the derive's attributes from others.
+
+use syn::ext::IdentExt;
+use syn::Attribute;
+
+use crate::suggest;
+
+// Attribute names.
+pub const DOCUMENT: &str = "document";
+pub const EMBED: &str = "embed";
+pub const REFERENCE: &str = "reference";
+pub const MANY_TO_MANY: &str = "many_to_many";
+
+// `#[document(...)]` keys.
+pub const COLLECTION: &str = "collection";
+pub const CRATE: &str = "crate";
+pub const INDEX: &str = "index";
+pub const OPEN: &str = "open";
+
+// `index(...)` keys.
+pub const KEYS: &str = "keys";
+pub const NAME: &str = "name";
+pub const UNIQUE: &str = "unique";
+pub const SPARSE: &str = "sparse";
+pub const EXPIRE_AFTER: &str = "expire_after";
+pub const PARTIAL: &str = "partial";
+
+// `partial(field(op = value))` operators.
+pub const EXISTS: &str = "exists";
+pub const EQ: &str = "eq";
+pub const GT: &str = "gt";
+pub const GTE: &str = "gte";
+pub const LT: &str = "lt";
+pub const LTE: &str = "lte";
+pub const TYPE: &str = "type";
+
+// `#[embed(...)]` keys.
+pub const MAX: &str = "max";
+pub const KEEP: &str = "keep";
+pub const HISTORY: &str = "history";
+pub const UNBOUNDED: &str = "unbounded";
+
+// `#[reference(...)]` keys (with `index`, `unique`).
+pub const TO: &str = "to";
+pub const SORT: &str = "sort";
+
+// `#[many_to_many(...)]` keys (with `to`, `max`).
+pub const TWO_SIDED: &str = "two_sided";
+pub const ONE_SIDED: &str = "one_sided";
+pub const INVERSE: &str = "inverse";
+
+// Index directions.
+pub const ASC: &str = "asc";
+pub const DESC: &str = "desc";
+
+// `keep = "..."` values.
+pub const NEWEST: &str = "newest";
+pub const OLDEST: &str = "oldest";
+
+// The keys each attribute (and `index(...)`, `partial(...)`) accepts.
+pub(super) const DOCUMENT_KEYS: &[&str] = &[COLLECTION, CRATE, INDEX, OPEN];
+pub(super) const INDEX_KEYS: &[&str] = &[KEYS, NAME, UNIQUE, SPARSE, EXPIRE_AFTER, PARTIAL];
+pub(super) const PARTIAL_OPS: &[&str] = &[EXISTS, EQ, GT, GTE, LT, LTE, TYPE];
+pub(super) const EMBED_KEYS: &[&str] = &[MAX, KEEP, HISTORY, UNBOUNDED];
+pub(super) const REFERENCE_KEYS: &[&str] = &[INDEX, UNIQUE, TO, SORT];
+pub(super) const MANY_TO_MANY_KEYS: &[&str] = &[TWO_SIDED, ONE_SIDED, TO, INVERSE, MAX];
+
+/// Whether `attr` is one of the derive's own attributes.
+pub(super) fn is_ours(attr: &Attribute) -> bool {
+    [DOCUMENT, EMBED, REFERENCE, MANY_TO_MANY]
+        .iter()
+        .any(|name| attr.path().is_ident(name))
+}
+
+/// The attribute this one misspells, when its name is one or two edits from
+/// `serde` or one of the derive's own (`#[embd]`, `#[sered]`): the compiler
+/// reports it as unknown, and the derive's messages can say what was meant.
+pub fn misspelt(attr: &Attribute) -> Option<&'static str> {
+    let ident = attr.path().get_ident()?;
+    let name = ident.unraw().to_string();
+    let known = ["serde", DOCUMENT, EMBED, REFERENCE, MANY_TO_MANY];
+    if known.contains(&name.as_str()) {
+        return None;
+    }
+    let meant = suggest::closest(&name, known)?;
+    // `serde_as` (serde_with) is three edits from `serde`, and not a typo.
+    (suggest::distance(&name, meant) <= 2).then_some(meant)
+}

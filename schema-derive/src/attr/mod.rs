@@ -1,0 +1,34 @@
+//! Parsing of the derive's own attributes: `#[document(...)]` on the
+//! container, `#[embed(...)]`, `#[reference(...)]` and `#[many_to_many(...)]`
+//! on fields. Every mistake is reported to the [`Ctxt`](crate::ctxt::Ctxt),
+//! spanned on the offending key or value, and parsing goes on so that all of
+//! them show up in one build. Rules that look at more than one attribute
+//! (two storage attributes on a field, `index` on a sub-document) are
+//! `check`'s.
+//!
+//! - [`keywords`] holds one constant per keyword, and the keys each
+//!   attribute takes;
+//! - [`list`] walks a `key ...` list, and is the one place a repeated key is
+//!   found;
+//! - [`value`] reads one key's value (flag, integer, string, type, list);
+//! - [`index`] is the index grammar (`index(...)`, key lists, partial
+//!   filters);
+//! - [`container`] parses `#[document(...)]`;
+//! - [`field`] parses `#[embed(...)]`, `#[reference(...)]` and
+//!   `#[many_to_many(...)]`.
+
+mod container;
+mod field;
+mod index;
+mod keywords;
+mod list;
+mod value;
+
+#[cfg(test)]
+mod tests;
+
+pub use container::{container, ContainerAttrs};
+pub use field::{field, reject_field_attrs, EmbedAttr, FieldKind, Keep, RefAttr, StorageAttr};
+pub use index::{Dir, KeyName, PartialTest, Value};
+pub use keywords::{misspelt, EMBED, MANY_TO_MANY, REFERENCE};
+pub use list::skip_rest;
