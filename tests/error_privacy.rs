@@ -7,8 +7,9 @@ mod support;
 
 use bson::doc;
 use schema_core::error::code;
+use schema_core::error::label::TRANSIENT_TRANSACTION_ERROR;
 use schema_core::prelude::*;
-use schema_core::txn::{run_in_transaction, TRANSIENT_TRANSACTION_ERROR};
+use schema_core::txn::run_in_transaction;
 use serde::{Deserialize, Serialize};
 
 #[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]

@@ -314,8 +314,8 @@ fn rules_text(rules: &[String]) -> String {
 
 mod server;
 
-pub use server::code;
 pub(crate) use server::DriverErrorExt;
+pub use server::{code, label};
 
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -349,7 +349,7 @@ impl Error {
     pub fn commit_outcome_unknown(&self) -> bool {
         match self {
             Error::TransactionRetriesExhausted { last, .. } => last.commit_outcome_unknown(),
-            other => other.has_label(crate::txn::UNKNOWN_TRANSACTION_COMMIT_RESULT),
+            other => other.has_label(label::UNKNOWN_TRANSACTION_COMMIT_RESULT),
         }
     }
 

@@ -95,8 +95,44 @@ impl IndexSpec {
 
 impl fmt::Display for IndexSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        crate::plan::ServerIndex::from_spec(self).fmt(f)
+        write_index(
+            f,
+            &self.name,
+            &self.key_document(),
+            self.unique,
+            self.sparse,
+            self.expire_after,
+            self.partial_filter.as_ref(),
+        )
     }
+}
+
+/// Writes an index as messages and plans show it, a declared one and one the
+/// server reports alike: `name {keys}`, then ` unique`, ` sparse`,
+/// ` expireAfterSeconds=N` and ` partial={...}` when set.
+pub(crate) fn write_index(
+    f: &mut fmt::Formatter<'_>,
+    name: &str,
+    keys: &Document,
+    unique: bool,
+    sparse: bool,
+    expire_after: Option<Duration>,
+    partial: Option<&Document>,
+) -> fmt::Result {
+    write!(f, "{name} {keys}")?;
+    if unique {
+        f.write_str(" unique")?;
+    }
+    if sparse {
+        f.write_str(" sparse")?;
+    }
+    if let Some(ttl) = expire_after {
+        write!(f, " expireAfterSeconds={}", ttl.as_secs())?;
+    }
+    if let Some(p) = partial {
+        write!(f, " partial={p}")?;
+    }
+    Ok(())
 }
 
 /// The server's default index name: `authorId_1_at_-1`.

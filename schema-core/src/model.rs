@@ -1,6 +1,7 @@
 //! The traits a model implements: [`Document`] for a root document stored in
 //! its own collection, [`Embedded`] for a sub-document stored inside one.
-//! `#[derive(Document)]` and `#[derive(Embedded)]` implement them.
+//! `#[derive(Document)]` and `#[derive(Embedded)]` implement them. A
+//! document's declared relationships are data too: [`Relation`].
 
 use std::fmt::Debug;
 
@@ -8,8 +9,7 @@ use bson::Document as BsonDocument;
 use serde::{de::DeserializeOwned, Serialize};
 
 use crate::bounded::Bounded;
-use crate::index::IndexSpec;
-use crate::relation::Relation;
+use crate::index::{Direction, IndexSpec};
 use crate::validator::{validator, BsonSchema};
 
 /// A root document: a Rust type stored one value per document in its own collection.
@@ -100,3 +100,63 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
 /// assert_eq!(schema.get_str("bsonType").unwrap(), "object");
 /// ```
 pub trait Embedded: Bounded + BsonSchema {}
+
+/// One relationship declared on a field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Relation {
+    /// `#[embed(max = N)]`: an array or map stored inside the document.
+    Embed {
+        /// Rust field name.
+        field: &'static str,
+        /// Stored field name.
+        stored: &'static str,
+        /// The most items it may hold.
+        max: u32,
+    },
+    /// `#[reference(index)]`: the `_id` of another document, held by the child.
+    Reference {
+        /// Rust field name.
+        field: &'static str,
+        /// Stored field name.
+        stored: &'static str,
+        /// The target's collection, when the target type is named.
+        target: Option<&'static str>,
+        /// The sort key of the compound index, if any.
+        sort: Option<(&'static str, Direction)>,
+    },
+    /// `#[many_to_many(...)]`: an array of `_id`s of another model.
+    ManyToMany {
+        /// Rust field name.
+        field: &'static str,
+        /// Stored field name.
+        stored: &'static str,
+        /// The target's collection.
+        target: &'static str,
+        /// Stored name of the inverse array on the target (two-sided only).
+        inverse: Option<&'static str>,
+        /// The most ids the array may hold.
+        max: u32,
+    },
+}
+
+impl Relation {
+    /// The Rust name of the field that declares it.
+    pub fn field(&self) -> &'static str {
+        match self {
+            Relation::Embed { field, .. }
+            | Relation::Reference { field, .. }
+            | Relation::ManyToMany { field, .. } => field,
+        }
+    }
+
+    /// Whether writing it needs a multi-document transaction.
+    pub fn needs_transaction(&self) -> bool {
+        matches!(
+            self,
+            Relation::ManyToMany {
+                inverse: Some(_),
+                ..
+            }
+        )
+    }
+}

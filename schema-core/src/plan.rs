@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use bson::{Bson, Document};
 
-use crate::index::IndexSpec;
+use crate::index::{write_index, IndexSpec};
 
 /// One index as the server reports it (or as a model declares it), compared
 /// with numbers normalized.
@@ -84,20 +84,15 @@ impl ServerIndex {
 
 impl fmt::Display for ServerIndex {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {}", self.name, self.keys)?;
-        if self.unique {
-            f.write_str(" unique")?;
-        }
-        if self.sparse {
-            f.write_str(" sparse")?;
-        }
-        if let Some(ttl) = self.expire_after {
-            write!(f, " expireAfterSeconds={}", ttl.as_secs())?;
-        }
-        if let Some(p) = &self.partial_filter {
-            write!(f, " partial={p}")?;
-        }
-        Ok(())
+        write_index(
+            f,
+            &self.name,
+            &self.keys,
+            self.unique,
+            self.sparse,
+            self.expire_after,
+            self.partial_filter.as_ref(),
+        )
     }
 }
 

@@ -38,7 +38,7 @@ use crate::error::{code, Error, Result};
 use crate::field::FieldDoc;
 use crate::filter::Filter;
 use crate::model::Document;
-use crate::relation::Relation;
+use crate::model::Relation;
 use crate::txn::{self, RetryPolicy, TxnSupport};
 
 /// Runs a driver action with the session when there is one.

@@ -50,12 +50,8 @@ use futures_util::future::BoxFuture;
 use mongodb::options::{Acknowledgment, TransactionOptions, WriteConcern};
 use mongodb::{Client, ClientSession};
 
+use crate::error::label::{TRANSIENT_TRANSACTION_ERROR, UNKNOWN_TRANSACTION_COMMIT_RESULT};
 use crate::error::{code, Error, Result};
-
-/// The label the server puts on errors after which the whole transaction may be retried.
-pub const TRANSIENT_TRANSACTION_ERROR: &str = "TransientTransactionError";
-/// The label on a commit whose outcome is unknown: the commit may be retried.
-pub const UNKNOWN_TRANSACTION_COMMIT_RESULT: &str = "UnknownTransactionCommitResult";
 
 /// The write concern every transaction of the helpers commits with, whatever
 /// the client's, database's or session's default: `{ w: "majority", j: true }`.

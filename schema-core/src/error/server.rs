@@ -26,6 +26,14 @@ pub mod code {
     pub const DUPLICATE_KEY: i32 = 11000;
 }
 
+/// The error labels the runtime recognises.
+pub mod label {
+    /// The label the server puts on errors after which the whole transaction may be retried.
+    pub const TRANSIENT_TRANSACTION_ERROR: &str = "TransientTransactionError";
+    /// The label on a commit whose outcome is unknown: the commit may be retried.
+    pub const UNKNOWN_TRANSACTION_COMMIT_RESULT: &str = "UnknownTransactionCommitResult";
+}
+
 /// The most rules a [`Error::ValidationFailed`] lists.
 const MAX_RULES: usize = 8;
 
