@@ -242,3 +242,198 @@ fn the_tree_names_paths_and_kinds() {
         ]
     );
 }
+
+#[derive(Embedded, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Address {
+    #[serde(rename = "zipCode")]
+    zip: String,
+    // Named like the field constants' own parts: still the sub-document's.
+    name: String,
+    max: i32,
+}
+
+#[derive(Embedded, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+struct Profile {
+    display_name: String,
+    home: Option<Box<Address>>,
+}
+
+#[derive(Embedded, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Line {
+    sku: String,
+    #[serde(rename = "qty")]
+    quantity: i32,
+}
+
+#[derive(Embedded, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Tagged<T> {
+    label: String,
+    value: T,
+}
+
+#[derive(Document, Serialize, Deserialize, Debug, Clone)]
+#[document(collection = "customers")]
+struct Customer {
+    #[serde(rename = "_id")]
+    id: String,
+    #[serde(rename = "p")]
+    profile: Profile,
+    #[embed(max = 10)]
+    lines: Vec<Line>,
+    extra: Option<Tagged<i64>>,
+}
+
+fn customers() -> Vec<Customer> {
+    let line = |sku: &str, quantity: i32| Line {
+        sku: sku.to_owned(),
+        quantity,
+    };
+    let customer =
+        |id: &str, name: &str, zip: Option<&str>, lines: Vec<Line>, extra: Option<i64>| Customer {
+            id: id.to_owned(),
+            profile: Profile {
+                display_name: name.to_owned(),
+                home: zip.map(|zip| {
+                    Box::new(Address {
+                        zip: zip.to_owned(),
+                        name: format!("home of {name}"),
+                        max: zip.len() as i32,
+                    })
+                }),
+            },
+            lines,
+            extra: extra.map(|value| Tagged {
+                label: "x".to_owned(),
+                value,
+            }),
+        };
+    vec![
+        customer(
+            "c1",
+            "Ada",
+            Some("75001"),
+            vec![line("W-1", 2), line("G-2", 12)],
+            Some(5),
+        ),
+        customer("c2", "Bob", None, vec![line("W-1", 12)], None),
+        customer("c3", "Cy", Some("10115"), vec![], Some(50)),
+        customer("c4", "Di", Some("75001"), vec![line("G-2", 1)], None),
+    ]
+}
+
+async fn check_nested(
+    repo: &Repo<Customer>,
+    what: &str,
+    filter: Filter<Customer>,
+    expect: impl Fn(&Customer) -> bool,
+) {
+    let mut wanted: Vec<String> = customers()
+        .into_iter()
+        .filter(|c| expect(c))
+        .map(|c| c.id)
+        .collect();
+    wanted.sort();
+    let mut found: Vec<String> = repo
+        .find(filter)
+        .await
+        .unwrap_or_else(|e| panic!("{what}: {e}"))
+        .into_iter()
+        .map(|c| c.id)
+        .collect();
+    found.sort();
+    assert_eq!(found, wanted, "{what}");
+}
+
+#[test]
+fn nested_paths_follow_serde_names_at_every_level() {
+    let f = Customer::FIELDS;
+    assert_eq!(f.profile.name(), "p");
+    assert_eq!(f.profile.display_name.name(), "p.displayName");
+    assert_eq!(f.profile.home.name(), "p.home");
+    assert_eq!(f.profile.home.zip.name(), "p.home.zipCode");
+    assert_eq!(f.profile.home.name.name(), "p.home.name");
+    assert_eq!(f.profile.home.max.name(), "p.home.max");
+    assert_eq!(f.lines.sku.name(), "lines.sku");
+    assert_eq!(f.lines.quantity.name(), "lines.qty");
+    assert_eq!(f.extra.value.name(), "extra.value");
+    // The bounded field keeps its bound below the path.
+    assert_eq!(f.lines.max(), 10);
+}
+
+#[tokio::test]
+async fn nested_paths_and_elem_match_select_what_they_say() {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, "typed_filters_nested").await;
+    let repo = Repo::<Customer>::new(&db);
+    repo.insert_many(&customers()).await.unwrap();
+    let f = Customer::FIELDS;
+    let zip = |c: &Customer| c.profile.home.as_ref().map(|h| h.zip.clone());
+
+    check_nested(&repo, "nested eq", f.profile.display_name.eq("Cy"), |c| {
+        c.profile.display_name == "Cy"
+    })
+    .await;
+    check_nested(
+        &repo,
+        "through Option<Box<_>>",
+        f.profile.home.zip.eq("75001"),
+        |c| zip(c).as_deref() == Some("75001"),
+    )
+    .await;
+    check_nested(&repo, "nested range", f.profile.home.max.gte(&5), |c| {
+        c.profile.home.as_ref().is_some_and(|h| h.max >= 5)
+    })
+    .await;
+    check_nested(
+        &repo,
+        "whole sub-document eq",
+        f.profile.home.eq(&None),
+        |c| c.profile.home.is_none(),
+    )
+    .await;
+    check_nested(&repo, "generic sub-document", f.extra.value.gt(&10), |c| {
+        c.extra.as_ref().is_some_and(|e| e.value > 10)
+    })
+    .await;
+    let hit = |c: &Customer, sku: &str, min: i32| {
+        c.lines.iter().any(|l| l.sku == sku && l.quantity >= min)
+    };
+    check_nested(
+        &repo,
+        "elem_match: one item meets both",
+        f.lines
+            .elem_match(|l| l.sku.eq("W-1") & l.quantity.gte(&10)),
+        |c| hit(c, "W-1", 10),
+    )
+    .await;
+    check_nested(
+        &repo,
+        "dotted paths: any item meets each",
+        f.lines.sku.eq("W-1") & f.lines.quantity.gte(&10),
+        |c| c.lines.iter().any(|l| l.sku == "W-1") && c.lines.iter().any(|l| l.quantity >= 10),
+    )
+    .await;
+    check_nested(
+        &repo,
+        "elem_match with or and not",
+        f.lines
+            .elem_match(|l| l.sku.eq("G-2") & !(l.quantity.lt(&5) | l.quantity.gt(&100))),
+        |c| {
+            c.lines
+                .iter()
+                .any(|l| l.sku == "G-2" && l.quantity >= 5 && l.quantity <= 100)
+        },
+    )
+    .await;
+    check_nested(
+        &repo,
+        "contains a whole item",
+        f.lines.contains(&Line {
+            sku: "G-2".to_owned(),
+            quantity: 1,
+        }),
+        |c| hit(c, "G-2", 1) && c.lines.iter().any(|l| l.quantity == 1),
+    )
+    .await;
+}

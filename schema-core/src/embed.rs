@@ -92,7 +92,7 @@ impl<C: EmbedArray> EmbedArray for Box<C> {
     const SET: bool = C::SET;
 }
 
-impl<M, C: EmbedArray> EmbedField<M, C> {
+impl<M, C: EmbedArray, P> EmbedField<M, C, P> {
     /// Whether the field is a set (`BTreeSet`, `HashSet`), pushed with
     /// `$addToSet`. Read from the field's type, so an alias of a set is one.
     ///
@@ -124,8 +124,11 @@ impl<M, C: EmbedArray> EmbedField<M, C> {
 
 impl<M: Document> Repo<M> {
     /// The bounded-array helpers for one `#[embed(max = N)]` field.
-    pub fn embed<C>(&self, field: EmbedField<M, C>) -> Embed<'_, M, C> {
-        Embed { repo: self, field }
+    pub fn embed<C, P>(&self, field: EmbedField<M, C, P>) -> Embed<'_, M, C> {
+        Embed {
+            repo: self,
+            field: field.erase(),
+        }
     }
 }
 
@@ -202,37 +205,20 @@ where
             return Ok(());
         }
         let name = self.field.name();
-        let max = self.field.max();
         let id_bson = id_to_bson::<M>(id)?;
-        let items = if C::SET { self.distinct(items)? } else { items };
-        let count = u32::try_from(items.len()).unwrap_or(u32::MAX);
-        if count > max {
+        let push = BoundedPush::new(&self.field, items).map_err(|e| self.serialize(e))?;
+        if push.too_many() {
             return Err(self.full(&id_bson));
         }
-        let items = Bson::Array(items);
-        self.check_size(&id_bson, &items)?;
+        push.check_size::<M>(&id_bson)?;
         self.null_to_empty(session.as_deref_mut(), &id_bson).await?;
-        let (filter, update) = if C::SET {
-            // Room for the items not held yet; `$addToSet` stores only those.
-            let stored = doc! { "$ifNull": [format!("${name}"), []] };
-            let new = doc! { "$setDifference": [{ "$literal": items.clone() }, stored.clone()] };
-            let size = doc! { "$add": [{ "$size": stored }, { "$size": new }] };
-            (
-                doc! { "_id": id_bson.clone(), "$expr": { "$lte": [size, i64::from(max)] } },
-                doc! { "$addToSet": { name: { "$each": items } } },
-            )
-        } else {
-            // Room for `count` more: the item at index `max - count` is absent.
-            let mut filter = doc! { "_id": id_bson.clone() };
-            filter.insert(format!("{name}.{}", max - count), doc! { "$exists": false });
-            let push = match items {
-                Bson::Array(mut one) if one.len() == 1 => one.pop().unwrap_or(Bson::Null),
-                items => Bson::Document(doc! { "$each": items }),
-            };
-            (filter, doc! { "$push": { name: push } })
-        };
+        let (guard, operator, value) = push.guarded();
+        let mut filter = doc! { "_id": id_bson.clone() };
+        filter.extend(guard);
         let r = with_session!(
-            self.repo.raw().update_one(filter, update),
+            self.repo
+                .raw()
+                .update_one(filter, doc! { operator: { name: value } }),
             session.as_deref_mut()
         )
         .map_err(|e| self.repo.err(e, "push into"))?;
@@ -242,27 +228,8 @@ where
         Err(self.full_or_missing(session, &id_bson).await)
     }
 
-    /// The items of a set push without repeats (compared as encoded BSON),
-    /// in their first order.
-    fn distinct(&self, items: Vec<Bson>) -> Result<Vec<Bson>> {
-        let mut seen = HashSet::with_capacity(items.len());
-        let mut out = Vec::with_capacity(items.len());
-        for item in items {
-            let bytes = bson::to_vec(&Probe(&[("", &item)])).map_err(|e| self.serialize(e))?;
-            if seen.insert(bytes) {
-                out.push(item);
-            }
-        }
-        Ok(out)
-    }
-
-    /// Refuses, before anything is sent, `items` that alone would take the
-    /// document over 16 MiB: the smallest document the push could leave,
-    /// `{_id, <field>: items}`, goes through the insert's size check.
     fn check_size(&self, id: &Bson, items: &Bson) -> Result<()> {
-        let smallest = Probe(&[("_id", id), (self.field.name(), items)]);
-        let raw = bson::to_raw_document_buf(&smallest).map_err(|e| self.serialize(e))?;
-        codec::check_size(M::COLLECTION, &raw, || id.clone())
+        check_push_size::<M>(id, self.field.name(), items)
     }
 
     fn serialize(&self, source: bson::ser::Error) -> Error {
@@ -337,16 +304,7 @@ where
         if !C::NULLABLE {
             return Ok(());
         }
-        let name = self.field.name();
-        with_session!(
-            self.repo.raw().update_one(
-                doc! { "_id": id.clone(), name: { "$type": "null" } },
-                doc! { "$set": { name: [] } }
-            ),
-            session
-        )
-        .map_err(|e| self.repo.err(e, "push into"))?;
-        Ok(())
+        null_to_empty(self.repo, session, id, self.field.name()).await
     }
 
     async fn exists(&self, session: Option<&mut ClientSession>, id: &Bson) -> Result<bool> {
@@ -499,6 +457,189 @@ where
             max: self.field.max(),
         }
     }
+}
+
+/// Sets the array at `path` of document `id` to `[]` when it is stored as
+/// null (`$push` refuses a null field): one `update`.
+pub(crate) async fn null_to_empty<M: Document>(
+    repo: &Repo<M>,
+    session: Option<&mut ClientSession>,
+    id: &Bson,
+    path: &str,
+) -> Result<()> {
+    with_session!(
+        repo.raw().update_one(
+            doc! { "_id": id.clone(), path: { "$type": "null" } },
+            doc! { "$set": { path: [] } }
+        ),
+        session
+    )
+    .map_err(|e| repo.err(e, "push into"))?;
+    Ok(())
+}
+
+/// Refuses, before anything is sent, `items` that alone would take the
+/// document over 16 MiB: the smallest document the push could leave,
+/// `{_id, <path>: items}`, goes through the insert's size check.
+fn check_push_size<M: Document>(id: &Bson, path: &str, items: &Bson) -> Result<()> {
+    let smallest = Probe(&[("_id", id), (path, items)]);
+    let raw =
+        bson::to_raw_document_buf(&smallest).map_err(|e| codec::field_error(M::NAME, path, e))?;
+    codec::check_size(M::COLLECTION, &raw, || id.clone())
+}
+
+/// A push of `items` into a bounded array, with the guard that lets it match
+/// only while the array has room: the one place that builds it, for
+/// [`Embed::push`] and for the push of a typed [`Update`](crate::Update).
+#[derive(Debug, Clone)]
+pub(crate) struct BoundedPush {
+    pub(crate) path: &'static str,
+    max: u32,
+    set: bool,
+    pub(crate) nullable: bool,
+    /// Distinct (compared as encoded BSON) for a set.
+    items: Vec<Bson>,
+}
+
+impl BoundedPush {
+    /// A push into `field` (a set's items without repeats, in their first order).
+    pub(crate) fn new<M, C: EmbedArray>(
+        field: &EmbedField<M, C>,
+        items: Vec<Bson>,
+    ) -> std::result::Result<Self, bson::ser::Error> {
+        let mut push = BoundedPush {
+            path: field.name(),
+            max: field.max(),
+            set: C::SET,
+            nullable: C::NULLABLE,
+            items,
+        };
+        push.dedupe()?;
+        Ok(push)
+    }
+
+    /// Adds `push` to `list`, into the push of the same array if there is
+    /// one (its guard then counts both).
+    pub(crate) fn merge_into(list: &mut Vec<Self>, push: Self) {
+        match list.iter_mut().find(|p| p.path == push.path) {
+            Some(held) => {
+                held.items.extend(push.items);
+                // Each was encoded alone already, so this cannot fail.
+                let _ = held.dedupe();
+            }
+            None => list.push(push),
+        }
+    }
+
+    fn dedupe(&mut self) -> std::result::Result<(), bson::ser::Error> {
+        if !self.set {
+            return Ok(());
+        }
+        let mut seen = HashSet::with_capacity(self.items.len());
+        let mut out = Vec::with_capacity(self.items.len());
+        for item in self.items.drain(..) {
+            if seen.insert(bson::to_vec(&Probe(&[("", &item)]))?) {
+                out.push(item);
+            }
+        }
+        self.items = out;
+        Ok(())
+    }
+
+    fn count(&self) -> u32 {
+        u32::try_from(self.items.len()).unwrap_or(u32::MAX)
+    }
+
+    /// Whether it pushes nothing.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// More items than the array may ever hold.
+    pub(crate) fn too_many(&self) -> bool {
+        self.count() > self.max
+    }
+
+    /// `(guard, operator, value)`: the filter conditions under which the
+    /// array has room, and the push as `{operator: {path: value}}`.
+    ///
+    /// A list: the item at index `max - count` is absent
+    /// (`{"tags.9": {$exists: false}}` for one item and `max = 10`), then
+    /// `$push`. A set: `$expr` (stored size + size of `$setDifference(items,
+    /// stored)` <= `max`), then `$addToSet`, which stores only the new ones.
+    pub(crate) fn guarded(&self) -> (BsonDocument, &'static str, Bson) {
+        let (name, max) = (self.path, self.max);
+        let items = Bson::Array(self.items.clone());
+        if self.too_many() {
+            // Never room: matches nothing.
+            return (doc! { name: { "$in": [] } }, "$push", items);
+        }
+        if self.set {
+            // Room for the items not held yet; `$addToSet` stores only those.
+            let stored = doc! { "$ifNull": [format!("${name}"), []] };
+            let new = doc! { "$setDifference": [{ "$literal": items.clone() }, stored.clone()] };
+            let size = doc! { "$add": [{ "$size": stored }, { "$size": new }] };
+            (
+                doc! { "$expr": { "$lte": [size, i64::from(max)] } },
+                "$addToSet",
+                Bson::Document(doc! { "$each": items }),
+            )
+        } else {
+            // Room for `count` more: the item at index `max - count` is absent.
+            let mut guard = BsonDocument::new();
+            guard.insert(
+                format!("{name}.{}", max - self.count()),
+                doc! { "$exists": false },
+            );
+            let value = match items {
+                Bson::Array(mut one) if one.len() == 1 => one.pop().unwrap_or(Bson::Null),
+                items => Bson::Document(doc! { "$each": items }),
+            };
+            (guard, "$push", value)
+        }
+    }
+
+    /// Whether `stored` (the document as it is now) has no room for it.
+    pub(crate) fn is_full(&self, stored: &BsonDocument) -> bool {
+        let held: &[Bson] = match lookup(stored, self.path) {
+            Some(Bson::Array(held)) => held,
+            _ => &[],
+        };
+        let new = if self.set {
+            self.items
+                .iter()
+                .filter(|item| !held.contains(item))
+                .count()
+        } else {
+            self.items.len()
+        };
+        held.len() + new > self.max as usize
+    }
+
+    /// [`Error::EmbedFull`] for document `id` of `collection`.
+    pub(crate) fn full(&self, collection: &'static str, id: &Bson) -> Error {
+        Error::EmbedFull {
+            collection,
+            id: id_text(id),
+            field: self.path,
+            max: self.max,
+        }
+    }
+
+    /// [`check_push_size`] of its items.
+    pub(crate) fn check_size<M: Document>(&self, id: &Bson) -> Result<()> {
+        check_push_size::<M>(id, self.path, &Bson::Array(self.items.clone()))
+    }
+}
+
+/// The value at dotted `path` of `doc`.
+fn lookup<'a>(doc: &'a BsonDocument, path: &str) -> Option<&'a Bson> {
+    let mut parts = path.split('.');
+    let mut value = doc.get(parts.next()?)?;
+    for part in parts {
+        value = value.as_document()?.get(part)?;
+    }
+    Some(value)
 }
 
 /// A document of borrowed fields, serialized in order without copying them:

@@ -4,22 +4,28 @@
 
 use std::marker::PhantomData;
 
-use bson::{doc, Bson, Document};
+use bson::Bson;
 use serde::Serialize;
 
 use crate::codec::value_to_bson;
 use crate::error::Result;
-use crate::filter::{Filter, Op};
+use crate::filter::{Filter, Node, Op};
 use crate::index::Direction;
 use crate::model::Document as Model;
+use crate::path::{Nested, NestedFields, Prefix, Root};
 
-/// A field of model `M` holding a `T`.
-pub struct Field<M, T> {
+/// Marks what a zero-sized handle is about, without owning it.
+pub(crate) type Owns<T> = PhantomData<fn() -> T>;
+
+/// A field of model `M` holding a `T`, at the stored path `P` (a
+/// [`Seg`](crate::path::Seg) for the fields the derives generate, whose
+/// sub-document fields it dereferences to; see [`path`](crate::path)).
+pub struct Field<M, T, P = ()> {
     name: &'static str,
-    _marker: PhantomData<fn() -> (M, T)>,
+    _marker: Owns<(M, T, P)>,
 }
 
-impl<M, T> Field<M, T> {
+impl<M, T, P> Field<M, T, P> {
     /// A field stored under `name`.
     pub const fn new(name: &'static str) -> Self {
         Field {
@@ -28,9 +34,20 @@ impl<M, T> Field<M, T> {
         }
     }
 
-    /// The stored (serde) name.
+    /// The stored (serde) name; the dotted path for a field of a
+    /// sub-document (`profile.displayName`).
     pub const fn name(&self) -> &'static str {
         self.name
+    }
+}
+
+/// A field holding a sub-document (or an `Option`, `Box` or array of one)
+/// dereferences to the sub-document's field constants, below its path:
+/// `User::FIELDS.profile.display_name`.
+impl<M: 'static, T: Nested, P: Prefix> std::ops::Deref for Field<M, T, P> {
+    type Target = T::Fields<M, P>;
+    fn deref(&self) -> &Self::Target {
+        <T::Fields<M, P> as NestedFields>::FIELDS
     }
 }
 
@@ -97,7 +114,7 @@ impl Compare<str> for Option<String> {}
 /// let err = f.visits.eq(&u64::MAX).into_document().unwrap_err();
 /// assert!(err.to_string().contains("visits"), "{err}");
 /// ```
-impl<M: Scope, T> Field<M, T> {
+impl<M: Scope, T, P> Field<M, T, P> {
     /// `{path: value}` (`{path: {$eq: value}}` when the value is a document).
     pub fn eq<V: Serialize + ?Sized>(&self, value: &V) -> Filter<M>
     where
@@ -194,15 +211,7 @@ impl<M: Scope, T> Field<M, T> {
     }
 }
 
-impl<M: Model, T: Serialize> Field<M, T> {
-    /// `{$set: {name: value}}`: an update of this field alone (a value that
-    /// has no BSON form is an error, never stored as `null`).
-    pub fn set(&self, value: &T) -> FieldDoc {
-        FieldDoc(self.value(value).map(|v| doc! { "$set": { self.name: v } }))
-    }
-}
-
-impl<M, C> Field<M, C>
+impl<M, C, P> Field<M, C, P>
 where
     M: Scope,
     C: crate::bounded::BoundedCollection,
@@ -260,27 +269,70 @@ where
     }
 }
 
-/// A filter or update built by a typed field ([`Field::eq`], [`Field::is_in`],
-/// [`Field::contains`], [`Field::set`]): the document, or the
-/// [`Error::Serialize`](crate::Error::Serialize) of a value in it that has no BSON form (it is never
-/// turned into `null`). The [`Repo`](crate::Repo) methods that take a filter
-/// or an update take one (or a plain `bson::Document`) and return that error
-/// before sending anything; [`into_document`](Self::into_document) hands it
-/// to code of your own.
-#[derive(Debug)]
-#[must_use = "a filter or update does nothing until a helper runs it"]
-pub struct FieldDoc(Result<Document>);
+/// The items of an array of model `M`, as the model of the conditions inside
+/// an [`elem_match`](Field::elem_match): their paths are relative to the
+/// item, so such a filter cannot be given where a filter of `M` is wanted.
+pub struct Elem<M>(PhantomData<fn() -> M>);
 
-impl FieldDoc {
-    /// The document, or why a value in it could not be serialized.
-    pub fn into_document(self) -> Result<Document> {
-        self.0
-    }
+impl<M: Scope> Scope for Elem<M> {
+    const NAME: &'static str = M::NAME;
 }
 
-impl From<Document> for FieldDoc {
-    fn from(doc: Document) -> Self {
-        FieldDoc(Ok(doc))
+impl<M, C, P> Field<M, C, P>
+where
+    M: Scope + 'static,
+    C: crate::bounded::BoundedCollection,
+    C::Item: Nested,
+{
+    /// `{path: {$elemMatch: condition}}`: documents with one item of the
+    /// array that meets every part of `condition` at once (a dotted path
+    /// such as `Order::FIELDS.items.sku` matches each part against any item).
+    /// `condition` is built from the item's field constants, given to it.
+    ///
+    /// ```
+    /// use schema_core::prelude::*;
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Embedded, Serialize, Deserialize)]
+    /// struct Line {
+    ///     sku: String,
+    ///     #[serde(rename = "qty")]
+    ///     quantity: i32,
+    /// }
+    ///
+    /// #[derive(Document, Serialize, Deserialize)]
+    /// #[document(collection = "orders")]
+    /// struct Order {
+    ///     #[serde(rename = "_id")]
+    ///     id: String,
+    ///     #[embed(max = 50)]
+    ///     lines: Vec<Line>,
+    /// }
+    ///
+    /// let bulk = Order::FIELDS.lines.elem_match(|l| l.sku.eq("W-1") & l.quantity.gte(&10));
+    /// assert_eq!(
+    ///     bulk.into_document()?,
+    ///     bson::doc! { "lines": { "$elemMatch": { "sku": "W-1", "qty": { "$gte": 10 } } } }
+    /// );
+    /// // Across items: some line has sku W-1, some line (maybe another) has 10 or more.
+    /// let f = Order::FIELDS;
+    /// let loose = f.lines.sku.eq("W-1") & f.lines.quantity.gte(&10);
+    /// assert_eq!(
+    ///     loose.into_document()?,
+    ///     bson::doc! { "lines.sku": "W-1", "lines.qty": { "$gte": 10 } }
+    /// );
+    /// # Ok::<(), schema_core::Error>(())
+    /// ```
+    pub fn elem_match<F>(&self, condition: F) -> Filter<M>
+    where
+        F: FnOnce(&<C::Item as Nested>::Fields<Elem<M>, Root>) -> Filter<Elem<M>>,
+    {
+        let fields = <<C::Item as Nested>::Fields<Elem<M>, Root> as NestedFields>::FIELDS;
+        let path = self.name;
+        Filter::from_node(condition(fields).into_node().map(|node| Node::ElemMatch {
+            path,
+            filter: Box::new(node),
+        }))
     }
 }
 
@@ -292,9 +344,9 @@ macro_rules! copy_clone {
         impl<$($p),*> Copy for $ty<$($p),*> {})*
     };
 }
-copy_clone!(Field<M, T>, EmbedField<M, C>, RefField<M, T, R>, LinkField<M, C, R>);
+copy_clone!(Field<M, T, P>, EmbedField<M, C, P>, RefField<M, T, R>, LinkField<M, C, R>);
 
-impl<M, T> std::fmt::Debug for Field<M, T> {
+impl<M, T, P> std::fmt::Debug for Field<M, T, P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Field({})", self.name)
     }
@@ -310,15 +362,16 @@ pub enum Keep {
     Oldest,
 }
 
-/// An `#[embed(max = N)]` array or map field of model `M` of type `C`.
-pub struct EmbedField<M, C> {
-    field: Field<M, C>,
+/// An `#[embed(max = N)]` array or map field of model `M` of type `C`, at
+/// the stored path `P` (see [`Field`]).
+pub struct EmbedField<M, C, P = ()> {
+    field: Field<M, C, P>,
     max: u32,
     keep: Option<Keep>,
     history: Option<fn() -> &'static str>,
 }
 
-impl<M, C> EmbedField<M, C> {
+impl<M, C, P> EmbedField<M, C, P> {
     /// A bounded field stored under `name` with at most `max` items.
     pub const fn new(name: &'static str, max: u32) -> Self {
         EmbedField {
@@ -352,8 +405,18 @@ impl<M, C> EmbedField<M, C> {
         self.max
     }
     /// The plain field, for filters.
-    pub const fn field(&self) -> Field<M, C> {
+    pub const fn field(&self) -> Field<M, C, P> {
         self.field
+    }
+    /// The same field without its path type (the bounded-array helpers take
+    /// this one).
+    pub const fn erase(self) -> EmbedField<M, C> {
+        EmbedField {
+            field: Field::new(self.field.name),
+            max: self.max,
+            keep: self.keep,
+            history: self.history,
+        }
     }
 }
 
@@ -433,13 +496,13 @@ impl<M, C, R> LinkField<M, C, R> {
 /// A bounded, reference or link field filters like its plain field:
 /// `Post::FIELDS.author_id.eq(&id)`, `.is_in(...)`, `.set(...)`.
 macro_rules! deref_to_field {
-    ($($ty:ident<$m:ident, $t:ident $(, $r:ident)?>),*) => {
-        $(impl<$m, $t $(, $r)?> std::ops::Deref for $ty<$m, $t $(, $r)?> {
-            type Target = Field<$m, $t>;
-            fn deref(&self) -> &Field<$m, $t> {
+    ($($ty:ident<$m:ident, $t:ident, $r:ident> => $p:ty),*) => {
+        $(impl<$m, $t, $r> std::ops::Deref for $ty<$m, $t, $r> {
+            type Target = Field<$m, $t, $p>;
+            fn deref(&self) -> &Self::Target {
                 &self.field
             }
         })*
     };
 }
-deref_to_field!(EmbedField<M, C>, RefField<M, T, R>, LinkField<M, C, R>);
+deref_to_field!(EmbedField<M, C, P> => P, RefField<M, T, R> => (), LinkField<M, C, R> => ());

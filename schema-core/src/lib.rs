@@ -19,6 +19,7 @@ mod fixed;
 mod id;
 pub mod index;
 pub mod model;
+pub mod path;
 pub mod plan;
 pub mod relation;
 pub mod repo;
@@ -26,6 +27,7 @@ pub mod schema;
 pub mod schema_depth;
 pub mod setup;
 pub mod txn;
+pub mod update;
 pub mod validator;
 
 pub use bounded::{Bounded, BoundedAt, BoundedCollection};
@@ -33,7 +35,7 @@ pub use codec::MAX_DOCUMENT_SIZE;
 pub use embed::{Embed, EmbedArray};
 pub use error::{Error, Result};
 pub use explain::{explain_find, FindShape, PlanSummary};
-pub use field::{EmbedField, Field, FieldDoc, Keep, LinkField, RefField};
+pub use field::{EmbedField, Field, Keep, LinkField, RefField};
 pub use filter::Filter;
 pub use index::{Direction, IndexOrigin, IndexSpec};
 pub use model::{Document, Embedded};
@@ -47,6 +49,7 @@ pub use schema::{ModelInfo, Schema};
 pub use schema_derive::{Document, Embedded};
 pub use setup::{OnViolations, SyncOptions, SyncReport};
 pub use txn::{run_in_transaction, RetryPolicy};
+pub use update::Update;
 pub use validator::BsonSchema;
 
 /// The most ids a `#[many_to_many(...)]` array may hold when its `max` is not
@@ -58,7 +61,7 @@ pub mod prelude {
     pub use crate::{
         BsonSchema, Cursor, Direction, Document, EmbedField, Embedded, Error, Field, Filter,
         IndexSpec, LinkField, Links, OnViolations, Page, Plan, PlanSummary, RefField, Relation,
-        Repo, RetryPolicy, Schema, SyncOptions, Through,
+        Repo, RetryPolicy, Schema, SyncOptions, Through, Update,
     };
 }
 
@@ -73,6 +76,7 @@ pub mod __private {
     pub use crate::id::{IdAccepted, IdProbe, IdRefused};
     pub use crate::index::{Direction, IndexOrigin, IndexSpec};
     pub use crate::model::{Document, Embedded};
+    pub use crate::path::{FieldNames, Nested, NestedFields, Prefix, Root, Seg};
     pub use crate::relation::Relation;
     pub use crate::schema_depth::schema_of;
     pub use crate::validator::{
@@ -81,6 +85,7 @@ pub mod __private {
     };
     pub use crate::DEFAULT_LINK_MAX;
     pub use bson;
+    pub use core::marker::PhantomData;
     pub use core::{
         option::Option::{self, None, Some},
         result::Result,

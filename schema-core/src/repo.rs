@@ -20,7 +20,7 @@
 //! posts.insert(&Post { id: "p1".into(), title: "Hello".into() }).await?;
 //! let found = posts.find(Post::FIELDS.title.eq(&"Hello".to_owned())).await?;
 //! assert_eq!(found.len(), 1);
-//! posts.update(&"p1".to_owned(), Post::FIELDS.title.set(&"Hi".to_owned())).await?;
+//! posts.update(&"p1".to_owned(), Post::FIELDS.title.set("Hi")).await?;
 //! # Ok(())
 //! # }
 //! ```
@@ -35,11 +35,11 @@ use mongodb::{ClientSession, Collection, Database};
 use crate::codec;
 use crate::codec::id_to_bson;
 use crate::error::{code, Error, Result};
-use crate::field::FieldDoc;
 use crate::filter::Filter;
 use crate::model::Document;
 use crate::model::Relation;
 use crate::txn::{self, RetryPolicy, TxnSupport};
+use crate::update::Update;
 
 /// Runs a driver action with the session when there is one.
 macro_rules! with_session {
@@ -275,14 +275,18 @@ impl<M: Document> Repo<M> {
         Ok(r.matched_count > 0)
     }
 
-    /// Applies an update document (`{"$set": ...}`; build it with the typed
-    /// fields, e.g. `Post::FIELDS.title.set(&t)`) to the document with this
-    /// `_id`: one `update`. Returns whether it existed. The collection's
-    /// validator still applies: a `$push` past an `#[embed(max)]` is refused
-    /// by the server (use the [`embed`](crate::embed) helpers instead).
-    pub async fn update(&self, id: &M::Id, update: impl Into<FieldDoc>) -> Result<bool> {
-        self.update_opt(None, id, update.into().into_document()?)
-            .await
+    /// Applies `update` (a typed [`Update`], or a plain update document for
+    /// raw access) to the document with this `_id`: one `update`. Returns
+    /// whether it existed.
+    ///
+    /// A [`push`](crate::EmbedField::push) in the update brings its guard:
+    /// when an array has no room the update matches nothing, writes nothing
+    /// (none of its other parts either), and one more `find` returns
+    /// [`Error::EmbedFull`] naming the array; an `Option` array stored as
+    /// null is set to `[]` first (one more `update`), as by the bounded
+    /// push. The collection's validator still applies to a raw document.
+    pub async fn update(&self, id: &M::Id, update: impl Into<Update<M>>) -> Result<bool> {
+        self.update_opt(None, id, update.into()).await
     }
 
     /// [`update`](Self::update) in the caller's session.
@@ -290,21 +294,54 @@ impl<M: Document> Repo<M> {
         &self,
         session: &mut ClientSession,
         id: &M::Id,
-        update: impl Into<FieldDoc>,
+        update: impl Into<Update<M>>,
     ) -> Result<bool> {
-        self.update_opt(Some(session), id, update.into().into_document()?)
-            .await
+        self.update_opt(Some(session), id, update.into()).await
     }
 
     async fn update_opt(
         &self,
-        session: Option<&mut ClientSession>,
+        mut session: Option<&mut ClientSession>,
         id: &M::Id,
-        update: BsonDocument,
+        update: Update<M>,
     ) -> Result<bool> {
-        let r = with_session!(self.coll.update_one(id_filter::<M>(id)?, update), session)
-            .map_err(|e| self.err(e, "update"))?;
-        Ok(r.matched_count > 0)
+        let parts = update.into_parts()?;
+        let id_bson = id_to_bson::<M>(id)?;
+        for push in &parts.pushes {
+            if push.too_many() {
+                return Err(push.full(M::COLLECTION, &id_bson));
+            }
+            push.check_size::<M>(&id_bson)?;
+        }
+        for push in parts.pushes.iter().filter(|p| p.nullable) {
+            crate::embed::null_to_empty(self, session.as_deref_mut(), &id_bson, push.path).await?;
+        }
+        let mut filter = doc! { "_id": id_bson.clone() };
+        filter.extend(parts.guard.clone());
+        let r = with_session!(
+            self.raw().update_one(filter, parts.update.clone()),
+            session.as_deref_mut()
+        )
+        .map_err(|e| self.err(e, "update"))?;
+        if r.matched_count > 0 || !parts.has_guard() {
+            return Ok(r.matched_count > 0);
+        }
+        // Full, or no such document: one `find` of the guarded arrays.
+        let mut projection = doc! { "_id": 1 };
+        for path in parts.guarded_paths() {
+            projection.insert(path, 1);
+        }
+        let stored = with_session!(
+            self.raw()
+                .find_one(doc! { "_id": id_bson.clone() })
+                .projection(projection),
+            session
+        )
+        .map_err(|e| self.err(e, "find in"))?;
+        match stored {
+            None => Ok(false),
+            Some(stored) => Err(parts.full_error(M::COLLECTION, &id_bson, &stored)),
+        }
     }
 
     /// Deletes the document with this `_id`. Returns whether it existed.

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{parse_quote, Generics};
 
-use super::{bounded, private, validator};
+use super::{bounded, fields, private, validator};
 use crate::ast::{Data, Derive, Input};
 
 pub fn expand(input: &Input) -> TokenStream {
@@ -17,7 +17,10 @@ pub fn expand(input: &Input) -> TokenStream {
     let (schema, optional) = schema(input);
     let checks = bounded::expand(input);
     let bounded_impls = bounded::impls(input);
+    let nested = fields::nested(input);
     quote! {
+        #nested
+
         #checks
 
         #bounded_impls

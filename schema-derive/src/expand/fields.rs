@@ -6,7 +6,7 @@ use quote::{format_ident, quote};
 use syn::ext::IdentExt;
 
 use super::{model_type, private};
-use crate::ast::{Field, Input};
+use crate::ast::{Data, Field, Input};
 use crate::attr::{Dir, FieldKind, Keep, RefAttr};
 
 pub struct Fields {
@@ -30,93 +30,36 @@ pub fn expand(input: &Input) -> Fields {
     let mut helpers = Vec::new();
     let mut decls = Vec::new();
     let mut values = Vec::new();
-    for field in stored {
+    for (index, field) in stored.iter().enumerate() {
         let Some(name) = &field.original.ident else {
             continue;
         };
-        let ty = field.ty;
         let stored_name = &field.stored;
-        let doc = format!("`{}`, stored as `{}`.", field.name, field.stored);
-        let (field_ty, value) = match &field.kind {
-            FieldKind::Plain | FieldKind::Embed(crate::attr::EmbedAttr { max: None, .. }) => (
-                quote!(#p::Field<#model, #ty>),
-                quote!(#p::Field::new(#stored_name)),
-            ),
-            FieldKind::Embed(embed) => {
-                let max = embed.max.unwrap_or(1);
-                let mut value = quote!(#p::EmbedField::new(#stored_name, #max));
-                if let Some(keep) = embed.keep {
-                    let keep = match keep {
-                        Keep::Newest => quote!(#p::Keep::Newest),
-                        Keep::Oldest => quote!(#p::Keep::Oldest),
-                    };
-                    let history = match &embed.history {
-                        Some(history) => {
-                            let history = model_type(history, input);
-                            let helper = format_ident!("__history_{}", field.name);
-                            helpers.push(quote! {
-                                fn #helper() -> &'static ::core::primitive::str {
-                                    <#history as #p::Document>::COLLECTION
-                                }
-                            });
-                            quote!(#p::Some(#helper as fn() -> &'static ::core::primitive::str))
-                        }
-                        None => quote!(#p::None),
-                    };
-                    value = quote!(#value.with_subset(#keep, #history));
-                }
-                (quote!(#p::EmbedField<#model, #ty>), value)
-            }
-            FieldKind::Reference(reference) => {
-                let target = match &reference.to {
-                    Some(to) => model_type(to, input),
-                    None => quote!(()),
-                };
-                let sort = reference_sort(&p, input, reference);
-                (
-                    quote!(#p::RefField<#model, #ty, #target>),
-                    quote!(#p::RefField::new(#stored_name, #sort)),
-                )
-            }
-            FieldKind::ManyToMany(link) => {
-                let target = match &link.to {
-                    Some(to) => model_type(to, input),
-                    None => quote!(()),
-                };
-                let max = match link.max {
-                    Some(max) => quote!(#max),
-                    None => quote!(#p::DEFAULT_LINK_MAX),
-                };
-                let inverse = match (&link.inverse, link.two_sided) {
-                    (Some(inverse), true) => {
-                        let helper = format_ident!("__inverse_{}", field.name);
-                        helpers.push(quote! {
-                            fn #helper() -> &'static ::core::primitive::str {
-                                <#target as #p::Document>::FIELDS.#inverse.name()
-                            }
-                        });
-                        quote!(#p::Some(#helper as fn() -> &'static ::core::primitive::str))
-                    }
-                    _ => quote!(#p::None),
-                };
-                (
-                    quote!(#p::LinkField<#model, #ty, #target>),
-                    quote!(#p::LinkField::new(#stored_name, #max, #inverse)),
-                )
-            }
+        let at = Place {
+            model: quote!(#model),
+            prefix: quote!(#p::Seg<#ident, #p::Root, #index>),
+            path: quote!(#stored_name),
         };
+        let (field_ty, value) = constant(input, field, &at, &mut helpers);
+        let doc = format!("`{}`, stored as `{}`.", field.name, field.stored);
         decls.push(quote! {
             #[doc = #doc]
             pub #name: #field_ty
         });
         values.push(quote!(#name: #value));
     }
+    let names = stored.iter().map(|f| &f.stored);
     let doc = format!("The stored names of `{}`'s fields.", model.unraw());
     let definition = quote! {
         #[doc = #doc]
         #[allow(private_interfaces, unnameable_types, missing_docs)]
         pub struct #ident {
             #(#decls,)*
+        }
+
+        #[automatically_derived]
+        impl #p::FieldNames for #ident {
+            const NAMES: &'static [&'static ::core::primitive::str] = &[#(#names),*];
         }
 
         #(#helpers)*
@@ -126,6 +69,197 @@ pub fn expand(input: &Input) -> Fields {
         ident,
         definition,
         value,
+    }
+}
+
+/// Where a field constant lives: its model type, its path type and the
+/// expression of its stored path.
+struct Place {
+    model: TokenStream,
+    prefix: TokenStream,
+    path: TokenStream,
+}
+
+/// The type and the value of one field constant; helper fns it points at
+/// go to `helpers`.
+fn constant(
+    input: &Input,
+    field: &Field,
+    at: &Place,
+    helpers: &mut Vec<TokenStream>,
+) -> (TokenStream, TokenStream) {
+    let p = private(input);
+    let ty = field.ty;
+    let Place {
+        model,
+        prefix,
+        path,
+    } = at;
+    // A custom serializer stores something the type does not describe: no
+    // paths below it.
+    let prefix = if field.serde.custom_serializer {
+        quote!(())
+    } else {
+        prefix.clone()
+    };
+    match &field.kind {
+        FieldKind::Plain | FieldKind::Embed(crate::attr::EmbedAttr { max: None, .. }) => (
+            quote!(#p::Field<#model, #ty, #prefix>),
+            quote!(#p::Field::new(#path)),
+        ),
+        FieldKind::Embed(embed) => {
+            let max = embed.max.unwrap_or(1);
+            let field_ty = quote!(#p::EmbedField<#model, #ty, #prefix>);
+            let mut value = quote!(<#field_ty>::new(#path, #max));
+            if let Some(keep) = embed.keep {
+                let keep = match keep {
+                    Keep::Newest => quote!(#p::Keep::Newest),
+                    Keep::Oldest => quote!(#p::Keep::Oldest),
+                };
+                let history = match &embed.history {
+                    Some(history) => {
+                        let history = model_type(history, input);
+                        let helper = format_ident!("__history_{}", field.name);
+                        helpers.push(quote! {
+                            fn #helper() -> &'static ::core::primitive::str {
+                                <#history as #p::Document>::COLLECTION
+                            }
+                        });
+                        quote!(#p::Some(#helper as fn() -> &'static ::core::primitive::str))
+                    }
+                    None => quote!(#p::None),
+                };
+                value = quote!(#value.with_subset(#keep, #history));
+            }
+            (field_ty, value)
+        }
+        FieldKind::Reference(reference) => {
+            let target = match &reference.to {
+                Some(to) => model_type(to, input),
+                None => quote!(()),
+            };
+            let sort = reference_sort(&p, input, reference);
+            (
+                quote!(#p::RefField<#model, #ty, #target>),
+                quote!(#p::RefField::new(#path, #sort)),
+            )
+        }
+        FieldKind::ManyToMany(link) => {
+            let target = match &link.to {
+                Some(to) => model_type(to, input),
+                None => quote!(()),
+            };
+            let max = match link.max {
+                Some(max) => quote!(#max),
+                None => quote!(#p::DEFAULT_LINK_MAX),
+            };
+            let inverse = match (&link.inverse, link.two_sided) {
+                (Some(inverse), true) => {
+                    let helper = format_ident!("__inverse_{}", field.name);
+                    helpers.push(quote! {
+                        fn #helper() -> &'static ::core::primitive::str {
+                            <#target as #p::Document>::FIELDS.#inverse.name()
+                        }
+                    });
+                    quote!(#p::Some(#helper as fn() -> &'static ::core::primitive::str))
+                }
+                _ => quote!(#p::None),
+            };
+            (
+                quote!(#p::LinkField<#model, #ty, #target>),
+                quote!(#p::LinkField::new(#path, #max, #inverse)),
+            )
+        }
+    }
+}
+
+/// `#[derive(Embedded)]` on a struct with named fields: the field
+/// constants of the sub-document below any path (`__ProfileFields<M, P>`),
+/// what `User::FIELDS.profile` dereferences to. Nothing for other shapes,
+/// and for a type with lifetime parameters.
+pub fn nested(input: &Input) -> TokenStream {
+    let Data::Struct(fields) = &input.data else {
+        return TokenStream::new();
+    };
+    let generics = &input.original.generics;
+    if generics.lifetimes().next().is_some() || input.serde.transparent.is_some() {
+        return TokenStream::new();
+    }
+    let p = private(input);
+    let model = input.ident;
+    let ident = format_ident!("__{}Fields", model.unraw());
+    let (_, ty_generics, _) = generics.split_for_impl();
+    let this = quote!(#model #ty_generics);
+    let stored: Vec<&Field> = fields.iter().filter(|f| f.is_stored()).collect();
+    let mut helpers = Vec::new();
+    let mut decls = Vec::new();
+    let mut values = Vec::new();
+    for (index, field) in stored.iter().enumerate() {
+        let Some(name) = &field.original.ident else {
+            continue;
+        };
+        let prefix = quote!(#p::Seg<#this, __P, #index>);
+        let at = Place {
+            model: quote!(__M),
+            path: quote!(<#prefix as #p::Prefix>::PATH),
+            prefix,
+        };
+        let (field_ty, value) = constant(input, field, &at, &mut helpers);
+        decls.push(quote!(pub #name: #field_ty));
+        values.push(quote!(#name: #value));
+    }
+    let names = stored.iter().map(|f| &f.stored);
+    // Every type parameter is `'static`: the constants are.
+    let mut with_static = generics.clone();
+    for param in with_static.type_params_mut() {
+        param.bounds.push(syn::parse_quote!('static));
+    }
+    let params: Vec<_> = with_static.params.iter().collect();
+    let where_clause = &with_static.where_clause;
+    let (impl_generics, _, _) = with_static.split_for_impl();
+    let args = generics.params.iter().map(|param| match param {
+        syn::GenericParam::Type(t) => {
+            let ident = &t.ident;
+            quote!(#ident)
+        }
+        syn::GenericParam::Const(c) => {
+            let ident = &c.ident;
+            quote!(#ident)
+        }
+        syn::GenericParam::Lifetime(l) => {
+            let lifetime = &l.lifetime;
+            quote!(#lifetime)
+        }
+    });
+    let args: Vec<_> = args.collect();
+    quote! {
+        #[allow(private_interfaces, unnameable_types, missing_docs)]
+        pub struct #ident<#(#params,)* __M, __P> #where_clause {
+            #(#decls,)*
+            __marker: #p::PhantomData<fn() -> (__M, __P, #this)>,
+        }
+
+        #[automatically_derived]
+        impl<#(#params,)* __M: 'static, __P: #p::Prefix> #p::NestedFields
+            for #ident<#(#args,)* __M, __P> #where_clause
+        {
+            const FIELDS: &'static Self = &#ident {
+                #(#values,)*
+                __marker: #p::PhantomData,
+            };
+        }
+
+        #[automatically_derived]
+        impl #impl_generics #p::Nested for #this #where_clause {
+            type Fields<__M: 'static, __P: #p::Prefix> = #ident<#(#args,)* __M, __P>;
+        }
+
+        #[automatically_derived]
+        impl #impl_generics #p::FieldNames for #this #where_clause {
+            const NAMES: &'static [&'static ::core::primitive::str] = &[#(#names),*];
+        }
+
+        #(#helpers)*
     }
 }
 
