@@ -68,17 +68,15 @@ async fn sync_colors(
 ) -> schema_core::Result<()> {
     // An array field matches one of its elements: `{skus: sku}`.
     let holders = products
-        .find_in(session, Product::FIELDS.skus.contains(sku))
+        .find(Product::FIELDS.skus.contains(sku))
+        .session(session)
         .await?;
     for p in holders {
-        let mut current = skus.get_many_in(session, &p.skus).await?;
+        let mut current = skus.get_many(&p.skus).session(session).await?;
         current.sort_by_key(|s| p.skus.iter().position(|id| *id == s.id));
         products
-            .update_in(
-                session,
-                &p.id,
-                Product::FIELDS.colors.set(&colors_of(&current)),
-            )
+            .update(&p.id, Product::FIELDS.colors.set(&colors_of(&current)))
+            .session(session)
             .await?;
     }
     Ok(())
@@ -100,7 +98,8 @@ async fn recolor(
         (products, skus),
         |s, (products, skus)| {
             Box::pin(async move {
-                skus.update_in(s, sku, Sku::FIELDS.color.set(&color.to_owned()))
+                skus.update(sku, Sku::FIELDS.color.set(&color.to_owned()))
+                    .session(s)
                     .await?;
                 if fail_after_sku {
                     return Err(Error::Model("crash between the two writes".into()));

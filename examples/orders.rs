@@ -76,11 +76,13 @@ async fn add_item(
             Box::pin(async move {
                 orders
                     .embed(Order::FIELDS.items)
-                    .push_in(s, id, item)
+                    .push(id, item)
+                    .session(s)
                     .await?;
                 let total = Order::FIELDS.total.name();
                 orders
-                    .update_in(s, id, doc! { "$inc": { total: amount } })
+                    .update(id, doc! { "$inc": { total: amount } })
+                    .session(s)
                     .await?;
                 Ok(())
             })

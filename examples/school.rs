@@ -93,11 +93,11 @@ async fn main() -> Result {
         |session, students| {
             Box::pin(async move {
                 students
-                    .update_in(
-                        session,
+                    .update(
                         &"student_1".to_owned(),
                         doc! { "$addToSet": { "courseIds": "c_1" } },
                     )
+                    .session(session)
                     .await?;
                 Err::<(), _>(Error::Model("crash between the two writes".into()))
             })

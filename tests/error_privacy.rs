@@ -99,7 +99,7 @@ async fn a_duplicate_key_names_the_collection_and_the_index_not_the_value() {
         &RetryPolicy::default(),
         (&accounts, &taken),
         |s, (accounts, taken)| {
-            Box::pin(async move { accounts.insert_in(s, &account("a5", taken)).await })
+            Box::pin(async move { accounts.insert(&account("a5", taken)).session(s).await })
         },
     )
     .await
@@ -174,21 +174,21 @@ async fn a_write_conflict_names_the_collection_and_keeps_its_label() {
     let mut holder = client.start_session().await.unwrap();
     holder.start_transaction().await.unwrap();
     accounts
-        .update_in(
-            &mut holder,
+        .update(
             &"a1".to_owned(),
             Account::FIELDS.email.set(&"held@example.com".to_owned()),
         )
+        .session(&mut holder)
         .await
         .unwrap();
     let mut other = client.start_session().await.unwrap();
     other.start_transaction().await.unwrap();
     let err = accounts
-        .update_in(
-            &mut other,
+        .update(
             &"a1".to_owned(),
             Account::FIELDS.email.set(&format!("{SECRET}@example.com")),
         )
+        .session(&mut other)
         .await
         .unwrap_err();
     let _ = other.abort_transaction().await;

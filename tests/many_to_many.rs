@@ -104,7 +104,8 @@ async fn link_writes_both_sides_in_one_transaction_and_unlink_removes_both() {
     // helper runs (and commits) a transaction of its own on that session.
     let mut session = client.start_session().await.unwrap();
     links
-        .link_in(&mut session, &id("student_0"), &id("c_1"))
+        .link(&id("student_0"), &id("c_1"))
+        .session(&mut session)
         .await
         .unwrap();
     assert_eq!(
@@ -112,7 +113,8 @@ async fn link_writes_both_sides_in_one_transaction_and_unlink_removes_both() {
         (vec![id("c_1")], vec![id("student_0")])
     );
     links
-        .unlink_in(&mut session, &id("student_0"), &id("c_1"))
+        .unlink(&id("student_0"), &id("c_1"))
+        .session(&mut session)
         .await
         .unwrap();
     assert_eq!(sides(&s, &c, "student_0", "c_1").await, (vec![], vec![]));
@@ -179,7 +181,10 @@ async fn a_failure_between_the_two_writes_leaves_both_sides_as_they_were() {
         &links,
         |session, links| {
             Box::pin(async move {
-                links.link_in(session, &id("student_1"), &id("c_0")).await?;
+                links
+                    .link(&id("student_1"), &id("c_0"))
+                    .session(session)
+                    .await?;
                 Err::<(), _>(Error::Model("crash between the two writes".into()))
             })
         },

@@ -258,12 +258,12 @@ async fn run_case<Fut>(
     state: impl std::future::Future<Output = Result<State, String>>,
 ) -> Outcome
 where
-    Fut: std::future::Future<Output = schema_core::Result<()>>,
+    Fut: std::future::IntoFuture<Output = schema_core::Result<()>>,
 {
     faulty.take();
     arm(admin, faulty, fault, step, times).await;
     let started = Instant::now();
-    let result = tokio::time::timeout(CASE_TIMEOUT, op).await;
+    let result = tokio::time::timeout(CASE_TIMEOUT, op.into_future()).await;
     let took = started.elapsed();
     failpoint::off(admin).await;
     let (sent, failed) = faulty.take();

@@ -61,10 +61,10 @@ async fn until(seen: &Arc<Mutex<Seen>>, what: &str, cond: impl Fn(&Seen) -> bool
 /// Runs `call` and asserts it answers within [`DOWN_BOUND`] with an error.
 async fn fails_fast<T: std::fmt::Debug>(
     what: &str,
-    call: impl std::future::Future<Output = schema_core::Result<T>>,
+    call: impl std::future::IntoFuture<Output = schema_core::Result<T>>,
 ) -> String {
     let started = Instant::now();
-    let result = tokio::time::timeout(DOWN_BOUND, call)
+    let result = tokio::time::timeout(DOWN_BOUND, call.into_future())
         .await
         .unwrap_or_else(|_| panic!("{what} hung while the server was down"));
     let took = started.elapsed();

@@ -1,5 +1,5 @@
-//! The typed repository: every method and its `*_in` twin against the real
-//! server, composed into a caller's transaction.
+//! The typed repository: every method against the real server, on its own
+//! and given the caller's session, composed into the caller's transaction.
 
 mod models;
 mod support;
@@ -104,7 +104,7 @@ async fn insert_get_replace_update_find_count_delete() {
 }
 
 #[tokio::test]
-async fn the_in_twins_compose_into_the_callers_transaction() {
+async fn actions_given_a_session_compose_into_the_callers_transaction() {
     let client = support::client().await;
     let db = support::fresh_db(&client, "repo_txn").await;
     Schema::new()
@@ -123,21 +123,28 @@ async fn the_in_twins_compose_into_the_callers_transaction() {
         &posts,
         |session, posts| {
             Box::pin(async move {
-                posts.insert_in(session, &post("p2", "ada", "Two")).await?;
                 posts
-                    .update_in(session, &s("p1"), Post::FIELDS.title.set(&s("Uno")))
+                    .insert(&post("p2", "ada", "Two"))
+                    .session(session)
+                    .await?;
+                posts
+                    .update(&s("p1"), Post::FIELDS.title.set(&s("Uno")))
+                    .session(session)
                     .await?;
                 posts
                     .embed(Post::FIELDS.tags)
-                    .push_in(session, &s("p1"), &s("b"))
+                    .push(&s("p1"), &s("b"))
+                    .session(session)
                     .await?;
                 let n = posts
-                    .count_in(session, Post::FIELDS.author_id.eq(&s("ada")))
+                    .count(Post::FIELDS.author_id.eq(&s("ada")))
+                    .session(session)
                     .await?;
-                let mine = posts.get_in(session, &s("p2")).await?;
+                let mine = posts.get(&s("p2")).session(session).await?;
                 let page = posts
                     .children(Post::FIELDS.author_id, &s("ada"))
-                    .page_in(session)
+                    .page()
+                    .session(session)
                     .await?;
                 Ok((n, mine.is_some(), page.items.len()))
             })
@@ -156,15 +163,17 @@ async fn the_in_twins_compose_into_the_callers_transaction() {
         &posts,
         |session, posts| {
             Box::pin(async move {
-                posts.delete_in(session, &s("p1")).await?;
+                posts.delete(&s("p1")).session(session).await?;
                 posts
-                    .replace_in(session, &post("p2", "bob", "Changed"))
+                    .replace(&post("p2", "bob", "Changed"))
+                    .session(session)
                     .await?;
                 posts
-                    .insert_many_in(session, &[post("p3", "bob", "Three")])
+                    .insert_many(&[post("p3", "bob", "Three")])
+                    .session(session)
                     .await?;
-                let _ = posts.find_in(session, doc! {}).await?;
-                let _ = posts.find_one_in(session, doc! {}).await?;
+                let _ = posts.find(doc! {}).session(session).await?;
+                let _ = posts.find_one(doc! {}).session(session).await?;
                 Err::<(), _>(Error::Model("changed my mind".into()))
             })
         },

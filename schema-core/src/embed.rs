@@ -54,6 +54,7 @@ use mongodb::ClientSession;
 use serde::ser::SerializeMap;
 use serde::Serialize;
 
+use crate::action::Action;
 use crate::bounded::BoundedCollection;
 use crate::codec::{self, id_to_bson, value_to_bson};
 use crate::error::{id_text, Error, Result};
@@ -138,11 +139,30 @@ pub struct Embed<'r, M: Document, C> {
     field: EmbedField<M, C>,
 }
 
-impl<M: Document, C> Embed<'_, M, C>
+impl<M: Document, C> Clone for Embed<'_, M, C> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<M: Document, C> Copy for Embed<'_, M, C> {}
+
+impl<'r, M: Document, C> Embed<'r, M, C>
 where
-    C: EmbedArray,
+    C: EmbedArray + 'r,
     C::Item: Serialize + Sync,
 {
+    /// An action of this field named `operation`. It holds a copy of the
+    /// helper, so it may outlive the `Embed` value it came from.
+    fn action<'a, T, F, Fut>(&self, operation: &'static str, run: F) -> Action<'a, T>
+    where
+        'r: 'a,
+        F: FnOnce(Embed<'r, M, C>, Option<&'a mut ClientSession>) -> Fut + Send + 'a,
+        Fut: std::future::Future<Output = Result<T>> + Send + 'a,
+    {
+        let this = *self;
+        Action::new(M::COLLECTION, operation, (), move |s, ()| run(this, s))
+    }
+
     /// Appends `item` if the array holds fewer than `max` items: one `update`
     /// (an `Option` field sends one more first, turning a stored null into `[]`).
     /// Fails with [`Error::EmbedFull`] (document unchanged) or
@@ -151,19 +171,13 @@ where
     /// On a set, an item already held is a success that changes nothing,
     /// even when the set is full. An item over 16 MiB as BSON is refused
     /// with [`Error::TooLarge`] before anything is sent.
-    pub async fn push(&self, id: &M::Id, item: &C::Item) -> Result<()> {
-        self.push_each(None, id, vec![self.item(item)?]).await
-    }
-
-    /// [`push`](Self::push) in the caller's session.
-    pub async fn push_in(
-        &self,
-        session: &mut ClientSession,
-        id: &M::Id,
-        item: &C::Item,
-    ) -> Result<()> {
-        self.push_each(Some(session), id, vec![self.item(item)?])
-            .await
+    pub fn push<'a>(&self, id: &'a M::Id, item: &'a C::Item) -> Action<'a, ()>
+    where
+        'r: 'a,
+    {
+        self.action("push", move |this, s| async move {
+            this.push_each(s, id, vec![this.item(item)?]).await
+        })
     }
 
     /// Appends all of `items` or none: one `update` whose filter matches only
@@ -171,18 +185,13 @@ where
     /// sends nothing. On a set, room is needed only for the distinct items
     /// it does not hold yet. Items adding up to more than 16 MiB as BSON are
     /// refused with [`Error::TooLarge`] before anything is sent.
-    pub async fn push_many(&self, id: &M::Id, items: &[C::Item]) -> Result<()> {
-        self.push_each(None, id, self.items(items)?).await
-    }
-
-    /// [`push_many`](Self::push_many) in the caller's session.
-    pub async fn push_many_in(
-        &self,
-        session: &mut ClientSession,
-        id: &M::Id,
-        items: &[C::Item],
-    ) -> Result<()> {
-        self.push_each(Some(session), id, self.items(items)?).await
+    pub fn push_many<'a>(&self, id: &'a M::Id, items: &'a [C::Item]) -> Action<'a, ()>
+    where
+        'r: 'a,
+    {
+        self.action("push_many", move |this, s| async move {
+            this.push_each(s, id, this.items(items)?).await
+        })
     }
 
     /// An item of the array as BSON ([`Error::Serialize`] naming the field
@@ -238,35 +247,24 @@ where
 
     /// Removes every item equal to `item`: one `update`. Fails with
     /// [`Error::NotFound`] when no document has this `_id`.
-    pub async fn pull(&self, id: &M::Id, item: &C::Item) -> Result<()> {
-        self.pull_opt(None, id, self.item(item)?).await
-    }
-
-    /// [`pull`](Self::pull) in the caller's session.
-    pub async fn pull_in(
-        &self,
-        session: &mut ClientSession,
-        id: &M::Id,
-        item: &C::Item,
-    ) -> Result<()> {
-        self.pull_opt(Some(session), id, self.item(item)?).await
+    pub fn pull<'a>(&self, id: &'a M::Id, item: &'a C::Item) -> Action<'a, ()>
+    where
+        'r: 'a,
+    {
+        self.action("pull", move |this, s| async move {
+            this.pull_opt(s, id, this.item(item)?).await
+        })
     }
 
     /// Removes every item matching `condition` (a `$pull` condition such as
     /// `{"n": {"$lt": 5}}`, or `{"$in": [...]}`): one `update`.
-    pub async fn pull_where(&self, id: &M::Id, condition: BsonDocument) -> Result<()> {
-        self.pull_opt(None, id, Bson::Document(condition)).await
-    }
-
-    /// [`pull_where`](Self::pull_where) in the caller's session.
-    pub async fn pull_where_in(
-        &self,
-        session: &mut ClientSession,
-        id: &M::Id,
-        condition: BsonDocument,
-    ) -> Result<()> {
-        self.pull_opt(Some(session), id, Bson::Document(condition))
-            .await
+    pub fn pull_where<'a>(&self, id: &'a M::Id, condition: BsonDocument) -> Action<'a, ()>
+    where
+        'r: 'a,
+    {
+        self.action("pull_where", move |this, s| async move {
+            this.pull_opt(s, id, Bson::Document(condition)).await
+        })
     }
 
     async fn pull_opt(
@@ -329,26 +327,21 @@ where
     /// missing, and with [`Error::TooLarge`] (nothing sent) when the item or
     /// the record is over 16 MiB as BSON. A set that already holds `item`
     /// is left as it is; the record is still inserted.
-    pub async fn push_keeping<H: Document>(
+    ///
+    /// In a [`session`](Action::session), it joins the caller's transaction
+    /// if one is in progress, else runs its own on that session.
+    pub fn push_keeping<'a, H: Document>(
         &self,
-        id: &M::Id,
-        item: &C::Item,
-        history: &H,
-    ) -> Result<()> {
-        self.push_keeping_opt(None, id, item, history).await
-    }
-
-    /// [`push_keeping`](Self::push_keeping) in the caller's session: joins
-    /// the caller's transaction if one is in progress, else runs its own.
-    pub async fn push_keeping_in<H: Document>(
-        &self,
-        session: &mut ClientSession,
-        id: &M::Id,
-        item: &C::Item,
-        history: &H,
-    ) -> Result<()> {
-        self.push_keeping_opt(Some(session), id, item, history)
-            .await
+        id: &'a M::Id,
+        item: &'a C::Item,
+        history: &'a H,
+    ) -> Action<'a, ()>
+    where
+        'r: 'a,
+    {
+        self.action("push_keeping", move |this, s| async move {
+            this.push_keeping_opt(s, id, item, history).await
+        })
     }
 
     async fn push_keeping_opt<H: Document>(

@@ -7,6 +7,7 @@
 //! compile. See the README for every attribute.
 #![warn(missing_docs)]
 
+pub mod action;
 pub mod bounded;
 pub mod codec;
 mod cursor;

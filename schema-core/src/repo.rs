@@ -1,9 +1,10 @@
 //! The typed repository of one model: insert, get, replace, update, delete,
 //! find and count over `mongodb::Collection<M>`.
 //!
-//! Every method has a `*_in` twin that takes the caller's `ClientSession`,
-//! so the caller can compose it into a transaction of their own
-//! (see [`run_in_transaction`](crate::txn::run_in_transaction)).
+//! Every method returns an [`Action`]: await it, or give it the caller's
+//! `ClientSession` first with [`Action::session`] to compose it into a
+//! transaction of the caller's own (see
+//! [`run_in_transaction`](crate::txn::run_in_transaction)).
 //!
 //! ```no_run
 //! # use schema_core::prelude::*;
@@ -32,6 +33,7 @@ use bson::{doc, Bson, Document as BsonDocument, RawDocumentBuf};
 use futures_util::TryStreamExt;
 use mongodb::{ClientSession, Collection, Database};
 
+use crate::action::Action;
 use crate::codec;
 use crate::codec::id_to_bson;
 use crate::error::{code, Error, Result};
@@ -178,13 +180,8 @@ impl<M: Document> Repo<M> {
     }
 
     /// Inserts one document: one `insert`.
-    pub async fn insert(&self, doc: &M) -> Result<()> {
-        self.insert_opt(None, doc).await
-    }
-
-    /// [`insert`](Self::insert) in the caller's session.
-    pub async fn insert_in(&self, session: &mut ClientSession, doc: &M) -> Result<()> {
-        self.insert_opt(Some(session), doc).await
+    pub fn insert<'a>(&'a self, doc: &'a M) -> Action<'a, ()> {
+        self.action("insert", move |s| self.insert_opt(s, doc))
     }
 
     async fn insert_opt(&self, session: Option<&mut ClientSession>, doc: &M) -> Result<()> {
@@ -195,13 +192,8 @@ impl<M: Document> Repo<M> {
     }
 
     /// Inserts documents in one `insert` (ordered); none when `docs` is empty.
-    pub async fn insert_many(&self, docs: &[M]) -> Result<()> {
-        self.insert_many_opt(None, docs).await
-    }
-
-    /// [`insert_many`](Self::insert_many) in the caller's session.
-    pub async fn insert_many_in(&self, session: &mut ClientSession, docs: &[M]) -> Result<()> {
-        self.insert_many_opt(Some(session), docs).await
+    pub fn insert_many<'a>(&'a self, docs: &'a [M]) -> Action<'a, ()> {
+        self.action("insert_many", move |s| self.insert_many_opt(s, docs))
     }
 
     async fn insert_many_opt(&self, session: Option<&mut ClientSession>, docs: &[M]) -> Result<()> {
@@ -215,54 +207,32 @@ impl<M: Document> Repo<M> {
     }
 
     /// The document with this `_id`: one `find`.
-    pub async fn get(&self, id: &M::Id) -> Result<Option<M>> {
-        self.find_one_opt(None, id_filter::<M>(id)?).await
-    }
-
-    /// [`get`](Self::get) in the caller's session.
-    pub async fn get_in(&self, session: &mut ClientSession, id: &M::Id) -> Result<Option<M>> {
-        self.find_one_opt(Some(session), id_filter::<M>(id)?).await
+    pub fn get<'a>(&'a self, id: &'a M::Id) -> Action<'a, Option<M>> {
+        self.action("get", move |s| async move {
+            self.find_one_opt(s, id_filter::<M>(id)?).await
+        })
     }
 
     /// The documents with these `_id`s, in one `find` with `$in` (in no
     /// particular order; missing ids are skipped).
-    pub async fn get_many<'a>(&self, ids: impl IntoIterator<Item = &'a M::Id>) -> Result<Vec<M>> {
-        self.get_many_opt(None, ids).await
-    }
-
-    /// [`get_many`](Self::get_many) in the caller's session.
-    pub async fn get_many_in<'a>(
-        &self,
-        session: &mut ClientSession,
-        ids: impl IntoIterator<Item = &'a M::Id>,
-    ) -> Result<Vec<M>> {
-        self.get_many_opt(Some(session), ids).await
-    }
-
-    async fn get_many_opt<'a>(
-        &self,
-        session: Option<&mut ClientSession>,
-        ids: impl IntoIterator<Item = &'a M::Id>,
-    ) -> Result<Vec<M>> {
+    pub fn get_many<'a>(&'a self, ids: impl IntoIterator<Item = &'a M::Id>) -> Action<'a, Vec<M>> {
         let ids = ids
             .into_iter()
             .map(id_to_bson::<M>)
-            .collect::<Result<Vec<Bson>>>()?;
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        self.find_opt(session, doc! { "_id": { "$in": ids } }).await
+            .collect::<Result<Vec<Bson>>>();
+        self.action("get_many", move |s| async move {
+            let ids = ids?;
+            if ids.is_empty() {
+                return Ok(Vec::new());
+            }
+            self.find_opt(s, doc! { "_id": { "$in": ids } }).await
+        })
     }
 
     /// Replaces the stored document that has `doc`'s `_id`: one `update`.
     /// Returns whether it existed.
-    pub async fn replace(&self, doc: &M) -> Result<bool> {
-        self.replace_opt(None, doc).await
-    }
-
-    /// [`replace`](Self::replace) in the caller's session.
-    pub async fn replace_in(&self, session: &mut ClientSession, doc: &M) -> Result<bool> {
-        self.replace_opt(Some(session), doc).await
+    pub fn replace<'a>(&'a self, doc: &'a M) -> Action<'a, bool> {
+        self.action("replace", move |s| self.replace_opt(s, doc))
     }
 
     async fn replace_opt(&self, session: Option<&mut ClientSession>, doc: &M) -> Result<bool> {
@@ -285,18 +255,9 @@ impl<M: Document> Repo<M> {
     /// [`Error::EmbedFull`] naming the array; an `Option` array stored as
     /// null is set to `[]` first (one more `update`), as by the bounded
     /// push. The collection's validator still applies to a raw document.
-    pub async fn update(&self, id: &M::Id, update: impl Into<Update<M>>) -> Result<bool> {
-        self.update_opt(None, id, update.into()).await
-    }
-
-    /// [`update`](Self::update) in the caller's session.
-    pub async fn update_in(
-        &self,
-        session: &mut ClientSession,
-        id: &M::Id,
-        update: impl Into<Update<M>>,
-    ) -> Result<bool> {
-        self.update_opt(Some(session), id, update.into()).await
+    pub fn update<'a>(&'a self, id: &'a M::Id, update: impl Into<Update<M>>) -> Action<'a, bool> {
+        let update = update.into();
+        self.action("update", move |s| self.update_opt(s, id, update))
     }
 
     async fn update_opt(
@@ -349,16 +310,11 @@ impl<M: Document> Repo<M> {
     /// A model with two-sided links (`#[many_to_many(two_sided)]`) also pulls
     /// its id from the inverse array of every document on the other side, in
     /// the same transaction (retried per the repository's policy; refused on
-    /// a standalone). Other models: one `delete`.
-    pub async fn delete(&self, id: &M::Id) -> Result<bool> {
-        self.delete_cascading(None, id).await
-    }
-
-    /// [`delete`](Self::delete) in the caller's session: joins the caller's
-    /// transaction if one is in progress, else cascades in a transaction of
-    /// its own on that session.
-    pub async fn delete_in(&self, session: &mut ClientSession, id: &M::Id) -> Result<bool> {
-        self.delete_cascading(Some(session), id).await
+    /// a standalone): in a [`session`](Action::session), the caller's
+    /// transaction if one is in progress, else one of its own on that
+    /// session. Other models: one `delete`.
+    pub fn delete<'a>(&'a self, id: &'a M::Id) -> Action<'a, bool> {
+        self.action("delete", move |s| self.delete_cascading(s, id))
     }
 
     /// One `delete`, or the delete and its cascade in a transaction.
@@ -409,18 +365,11 @@ impl<M: Document> Repo<M> {
     /// Every document matching `filter` (build it with the typed fields:
     /// `Post::FIELDS.author_id.eq(&id)`). Unbounded: prefer the paged finders
     /// of [`relation`](crate::relation) for children.
-    pub async fn find(&self, filter: impl Into<Filter<M>>) -> Result<Vec<M>> {
-        self.find_opt(None, filter.into().into_document()?).await
-    }
-
-    /// [`find`](Self::find) in the caller's session.
-    pub async fn find_in(
-        &self,
-        session: &mut ClientSession,
-        filter: impl Into<Filter<M>>,
-    ) -> Result<Vec<M>> {
-        self.find_opt(Some(session), filter.into().into_document()?)
-            .await
+    pub fn find(&self, filter: impl Into<Filter<M>>) -> Action<'_, Vec<M>> {
+        let filter = filter.into();
+        self.action("find", move |s| async move {
+            self.find_opt(s, filter.into_document()?).await
+        })
     }
 
     pub(crate) async fn find_opt(
@@ -436,19 +385,11 @@ impl<M: Document> Repo<M> {
     }
 
     /// The first document matching `filter`.
-    pub async fn find_one(&self, filter: impl Into<Filter<M>>) -> Result<Option<M>> {
-        self.find_one_opt(None, filter.into().into_document()?)
-            .await
-    }
-
-    /// [`find_one`](Self::find_one) in the caller's session.
-    pub async fn find_one_in(
-        &self,
-        session: &mut ClientSession,
-        filter: impl Into<Filter<M>>,
-    ) -> Result<Option<M>> {
-        self.find_one_opt(Some(session), filter.into().into_document()?)
-            .await
+    pub fn find_one(&self, filter: impl Into<Filter<M>>) -> Action<'_, Option<M>> {
+        let filter = filter.into();
+        self.action("find_one", move |s| async move {
+            self.find_one_opt(s, filter.into_document()?).await
+        })
     }
 
     async fn find_one_opt(
@@ -463,18 +404,11 @@ impl<M: Document> Repo<M> {
     }
 
     /// How many documents match `filter`: one `aggregate` (`countDocuments`).
-    pub async fn count(&self, filter: impl Into<Filter<M>>) -> Result<u64> {
-        self.count_opt(None, filter.into().into_document()?).await
-    }
-
-    /// [`count`](Self::count) in the caller's session.
-    pub async fn count_in(
-        &self,
-        session: &mut ClientSession,
-        filter: impl Into<Filter<M>>,
-    ) -> Result<u64> {
-        self.count_opt(Some(session), filter.into().into_document()?)
-            .await
+    pub fn count(&self, filter: impl Into<Filter<M>>) -> Action<'_, u64> {
+        let filter = filter.into();
+        self.action("count", move |s| async move {
+            self.count_opt(s, filter.into_document()?).await
+        })
     }
 
     pub(crate) async fn count_opt(
@@ -484,6 +418,15 @@ impl<M: Document> Repo<M> {
     ) -> Result<u64> {
         with_session!(self.coll.count_documents(filter), session)
             .map_err(|e| self.err(e, "count in"))
+    }
+
+    /// An action of this repository named `operation` (no options).
+    pub(crate) fn action<'a, T, F, Fut>(&'a self, operation: &'static str, run: F) -> Action<'a, T>
+    where
+        F: FnOnce(Option<&'a mut ClientSession>) -> Fut + Send + 'a,
+        Fut: std::future::Future<Output = Result<T>> + Send + 'a,
+    {
+        Action::new(M::COLLECTION, operation, (), move |s, ()| run(s))
     }
 
     /// Classifies a driver error on this collection.

@@ -16,7 +16,9 @@
 //!
 //! The body is a closure called once per attempt with the session and a
 //! context value, as the driver's `and_run` does, so it can borrow what it
-//! needs without cloning:
+//! needs without cloning. The helpers' actions join it when given the
+//! session (`repo.insert(&doc).session(&mut *s).await?`, see
+//! [`action`](crate::action)); so do the driver's:
 //!
 //! ```no_run
 //! # async fn demo(client: mongodb::Client) -> schema_core::Result<()> {

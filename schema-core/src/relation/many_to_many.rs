@@ -23,6 +23,7 @@ use std::collections::{HashMap, HashSet};
 use bson::{doc, Bson, Document as BsonDocument};
 use mongodb::{ClientSession, Collection, Database};
 
+use crate::action::Action;
 use crate::codec::id_to_bson;
 use crate::error::{id_text, Error, Result};
 use crate::field::LinkField;
@@ -193,60 +194,32 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
     /// commit (`update`, `update`, `commitTransaction`); one-sided, one
     /// `update`. Linking an existing edge changes nothing and succeeds.
     /// Fails with [`Error::LinkFull`] or [`Error::NotFound`], writing nothing.
-    pub async fn link(&self, left: &M::Id, right: &R::Id) -> Result<()> {
-        self.write(
-            None,
-            Op::Link,
-            id_to_bson::<M>(left)?,
-            id_to_bson::<R>(right)?,
-        )
-        .await
-    }
-
-    /// [`link`](Self::link) in the caller's session: joins the caller's
+    ///
+    /// In a [`session`](Action::session), two-sided, it joins the caller's
     /// transaction if one is in progress (the caller must abort it if this
     /// fails), else runs a transaction of its own on that session.
-    pub async fn link_in(
-        &self,
-        session: &mut ClientSession,
-        left: &M::Id,
-        right: &R::Id,
-    ) -> Result<()> {
-        self.write(
-            Some(session),
-            Op::Link,
-            id_to_bson::<M>(left)?,
-            id_to_bson::<R>(right)?,
-        )
-        .await
+    pub fn link<'a>(&'a self, left: &'a M::Id, right: &'a R::Id) -> Action<'a, ()> {
+        self.action("link", Op::Link, left, right)
     }
 
     /// Removes the edge from both sides (`$pull`), in one transaction when
-    /// two-sided. Unlinking an absent edge, or a missing document, succeeds.
-    pub async fn unlink(&self, left: &M::Id, right: &R::Id) -> Result<()> {
-        self.write(
-            None,
-            Op::Unlink,
-            id_to_bson::<M>(left)?,
-            id_to_bson::<R>(right)?,
-        )
-        .await
+    /// two-sided (in a [`session`](Action::session), as [`link`](Self::link)).
+    /// Unlinking an absent edge, or a missing document, succeeds.
+    pub fn unlink<'a>(&'a self, left: &'a M::Id, right: &'a R::Id) -> Action<'a, ()> {
+        self.action("unlink", Op::Unlink, left, right)
     }
 
-    /// [`unlink`](Self::unlink) in the caller's session (see [`link_in`](Self::link_in)).
-    pub async fn unlink_in(
-        &self,
-        session: &mut ClientSession,
-        left: &M::Id,
-        right: &R::Id,
-    ) -> Result<()> {
-        self.write(
-            Some(session),
-            Op::Unlink,
-            id_to_bson::<M>(left)?,
-            id_to_bson::<R>(right)?,
-        )
-        .await
+    fn action<'a>(
+        &'a self,
+        operation: &'static str,
+        op: Op,
+        left: &'a M::Id,
+        right: &'a R::Id,
+    ) -> Action<'a, ()> {
+        Action::new(M::COLLECTION, operation, (), move |s, ()| async move {
+            self.write(s, op, id_to_bson::<M>(left)?, id_to_bson::<R>(right)?)
+                .await
+        })
     }
 
     async fn write(

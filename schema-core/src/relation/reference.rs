@@ -78,6 +78,7 @@ use mongodb::options::Hint;
 use mongodb::ClientSession;
 use serde::{Deserialize, Serialize};
 
+use crate::action::Action;
 use crate::codec::{field_error, id_to_bson};
 use crate::error::Result;
 use crate::explain::{explain_find, FindShape, PlanSummary};
@@ -140,34 +141,22 @@ impl<C: Document> Repo<C> {
     /// The parent of each child, aligned with `children` (`None` where the
     /// parent does not exist): one `find` with `$in` on the distinct parent
     /// ids, never one query per child.
-    pub async fn parents_of<M: Document, T>(
-        &self,
+    pub fn parents_of<'a, M: Document, T>(
+        &'a self,
         field: RefField<M, T, C>,
-        children: &[M],
-    ) -> Result<Vec<Option<C>>>
+        children: &'a [M],
+    ) -> Action<'a, Vec<Option<C>>>
     where
         C: Clone,
     {
-        self.parents_opt(None, field, children).await
+        let name = field.name();
+        self.action("parents_of", move |s| self.parents_opt(s, name, children))
     }
 
-    /// [`parents_of`](Self::parents_of) in the caller's session.
-    pub async fn parents_of_in<M: Document, T>(
-        &self,
-        session: &mut ClientSession,
-        field: RefField<M, T, C>,
-        children: &[M],
-    ) -> Result<Vec<Option<C>>>
-    where
-        C: Clone,
-    {
-        self.parents_opt(Some(session), field, children).await
-    }
-
-    async fn parents_opt<M: Document, T>(
+    async fn parents_opt<M: Document>(
         &self,
         session: Option<&mut ClientSession>,
-        field: RefField<M, T, C>,
+        field: &'static str,
         children: &[M],
     ) -> Result<Vec<Option<C>>>
     where
@@ -177,7 +166,7 @@ impl<C: Document> Repo<C> {
         for child in children {
             let raw = bson::to_raw_document_buf(child)
                 .map_err(|source| crate::codec::serialize_error(M::NAME, child, source))?;
-            refs.push(raw_path(&raw, field.name()));
+            refs.push(raw_path(&raw, field));
         }
         // Pages are small: linear scans beat hashing here.
         let mut distinct: Vec<&Bson> = Vec::new();
@@ -271,7 +260,7 @@ impl<C: Document, T, P> Clone for Children<'_, C, T, P> {
     }
 }
 
-impl<C: Document, T, P> Children<'_, C, T, P> {
+impl<'r, C: Document, T, P> Children<'r, C, T, P> {
     /// Children per page (default [`DEFAULT_PAGE_SIZE`]; at least 1).
     pub fn page_size(mut self, size: u32) -> Self {
         self.size = size.max(1);
@@ -459,13 +448,15 @@ impl<C: Document, T, P> Children<'_, C, T, P> {
     /// One page: usually one `find`; two or three when the page reaches the
     /// end of a run of equal sort values or the null sort keys (the driver
     /// adds no `getMore`: a page fits its first batch).
-    pub async fn page(&self) -> Result<Page<C>> {
-        self.page_opt(None).await
-    }
-
-    /// [`page`](Self::page) in the caller's session.
-    pub async fn page_in(&self, session: &mut ClientSession) -> Result<Page<C>> {
-        self.page_opt(Some(session)).await
+    pub fn page(&self) -> Action<'r, Page<C>>
+    where
+        T: 'r,
+        P: 'r,
+    {
+        let this = self.clone();
+        Action::new(C::COLLECTION, "page", (), move |s, ()| async move {
+            this.page_opt(s).await
+        })
     }
 
     async fn page_opt(&self, mut session: Option<&mut ClientSession>) -> Result<Page<C>> {
@@ -543,15 +534,14 @@ impl<C: Document, T, P> Children<'_, C, T, P> {
 
     /// How many children the parent has: one `aggregate` (`countDocuments`),
     /// a `COUNT_SCAN` on the reference index.
-    pub async fn count(&self) -> Result<u64> {
-        self.repo.count_opt(None, self.parent_filter()?).await
-    }
-
-    /// [`count`](Self::count) in the caller's session.
-    pub async fn count_in(&self, session: &mut ClientSession) -> Result<u64> {
-        self.repo
-            .count_opt(Some(session), self.parent_filter()?)
-            .await
+    pub fn count(&self) -> Action<'r, u64> {
+        let (repo, filter) = (self.repo, self.parent_filter());
+        Action::new(
+            C::COLLECTION,
+            "count_children",
+            (),
+            move |s, ()| async move { repo.count_opt(s, filter?).await },
+        )
     }
 
     /// What the server does for this page: `explain` with `executionStats`

@@ -39,6 +39,7 @@ use mongodb::options::Hint;
 use mongodb::{ClientSession, Collection, Database};
 use serde::de::DeserializeOwned;
 
+use crate::action::Action;
 use crate::codec::id_to_bson;
 use crate::error::code;
 use crate::error::{Error, Result};
@@ -139,18 +140,17 @@ impl<L: Document, R: Document> Through<L, R> {
 
     /// Records the edge: one `update` with `upsert` (linking an existing
     /// edge changes nothing).
-    pub async fn link(&self, left: &L::Id, right: &R::Id) -> Result<()> {
-        self.link_opt(None, left, right).await
+    pub fn link<'a>(&'a self, left: &'a L::Id, right: &'a R::Id) -> Action<'a, ()> {
+        self.action("link", move |s| self.link_opt(s, left, right))
     }
 
-    /// [`link`](Self::link) in the caller's session.
-    pub async fn link_in(
-        &self,
-        session: &mut ClientSession,
-        left: &L::Id,
-        right: &R::Id,
-    ) -> Result<()> {
-        self.link_opt(Some(session), left, right).await
+    /// An action on the edge collection named `operation`.
+    fn action<'a, T, F, Fut>(&'a self, operation: &'static str, run: F) -> Action<'a, T>
+    where
+        F: FnOnce(Option<&'a mut ClientSession>) -> Fut + Send + 'a,
+        Fut: std::future::Future<Output = Result<T>> + Send + 'a,
+    {
+        Action::new(self.collection, operation, (), move |s, ()| run(s))
     }
 
     async fn link_opt(
@@ -175,18 +175,8 @@ impl<L: Document, R: Document> Through<L, R> {
     }
 
     /// Removes the edge: one `delete`. Returns whether it existed.
-    pub async fn unlink(&self, left: &L::Id, right: &R::Id) -> Result<bool> {
-        self.unlink_opt(None, left, right).await
-    }
-
-    /// [`unlink`](Self::unlink) in the caller's session.
-    pub async fn unlink_in(
-        &self,
-        session: &mut ClientSession,
-        left: &L::Id,
-        right: &R::Id,
-    ) -> Result<bool> {
-        self.unlink_opt(Some(session), left, right).await
+    pub fn unlink<'a>(&'a self, left: &'a L::Id, right: &'a R::Id) -> Action<'a, bool> {
+        self.action("unlink", move |s| self.unlink_opt(s, left, right))
     }
 
     async fn unlink_opt(
@@ -201,87 +191,52 @@ impl<L: Document, R: Document> Through<L, R> {
     }
 
     /// Whether the edge exists: one covered `find`.
-    pub async fn contains(&self, left: &L::Id, right: &R::Id) -> Result<bool> {
-        let found = self
-            .coll
-            .find_one(self.pair(left, right)?)
-            .projection(doc! { "_id": 0, self.left: 1 })
-            .await
-            .map_err(|e| self.err(e, "find in"))?;
-        Ok(found.is_some())
+    pub fn contains<'a>(&'a self, left: &'a L::Id, right: &'a R::Id) -> Action<'a, bool> {
+        self.action("contains", move |s| async move {
+            let find = self
+                .coll
+                .find_one(self.pair(left, right)?)
+                .projection(doc! { "_id": 0, self.left: 1 });
+            let found = with_session!(find, s).map_err(|e| self.err(e, "find in"))?;
+            Ok(found.is_some())
+        })
     }
 
     /// Up to `limit` ids of the rights linked to `left`, in id order, after
     /// `after` (keyset; `None` for the first page): one covered `find` on
     /// `{left: 1, right: 1}`.
-    pub async fn rights_of(
-        &self,
-        left: &L::Id,
-        after: Option<&R::Id>,
+    pub fn rights_of<'a>(
+        &'a self,
+        left: &'a L::Id,
+        after: Option<&'a R::Id>,
         limit: u32,
-    ) -> Result<Vec<R::Id>> {
-        self.other_ids(
-            None,
-            (self.left, self.right),
-            id_to_bson::<L>(left)?,
-            after.map(id_to_bson::<R>).transpose()?,
-            limit,
-        )
-        .await
-    }
-
-    /// [`rights_of`](Self::rights_of) in the caller's session.
-    pub async fn rights_of_in(
-        &self,
-        session: &mut ClientSession,
-        left: &L::Id,
-        after: Option<&R::Id>,
-        limit: u32,
-    ) -> Result<Vec<R::Id>> {
-        self.other_ids(
-            Some(session),
-            (self.left, self.right),
-            id_to_bson::<L>(left)?,
-            after.map(id_to_bson::<R>).transpose()?,
-            limit,
-        )
-        .await
+    ) -> Action<'a, Vec<R::Id>> {
+        self.action("rights_of", move |s| async move {
+            let (id, after) = (
+                id_to_bson::<L>(left)?,
+                after.map(id_to_bson::<R>).transpose()?,
+            );
+            self.other_ids(s, (self.left, self.right), id, after, limit)
+                .await
+        })
     }
 
     /// Up to `limit` ids of the lefts linked to `right`, after `after`: one
     /// covered `find` on `{right: 1, left: 1}`.
-    pub async fn lefts_of(
-        &self,
-        right: &R::Id,
-        after: Option<&L::Id>,
+    pub fn lefts_of<'a>(
+        &'a self,
+        right: &'a R::Id,
+        after: Option<&'a L::Id>,
         limit: u32,
-    ) -> Result<Vec<L::Id>> {
-        self.other_ids(
-            None,
-            (self.right, self.left),
-            id_to_bson::<R>(right)?,
-            after.map(id_to_bson::<L>).transpose()?,
-            limit,
-        )
-        .await
-    }
-
-    /// [`lefts_of`](Self::lefts_of) in the caller's session.
-    pub async fn lefts_of_in(
-        &self,
-        session: &mut ClientSession,
-        right: &R::Id,
-        after: Option<&L::Id>,
-        limit: u32,
-    ) -> Result<Vec<L::Id>> {
-        self.other_ids(
-            Some(session),
-            (self.right, self.left),
-            id_to_bson::<R>(right)?,
-            after.map(id_to_bson::<L>).transpose()?,
-            limit,
-        )
-        .await
+    ) -> Action<'a, Vec<L::Id>> {
+        self.action("lefts_of", move |s| async move {
+            let (id, after) = (
+                id_to_bson::<R>(right)?,
+                after.map(id_to_bson::<L>).transpose()?,
+            );
+            self.other_ids(s, (self.right, self.left), id, after, limit)
+                .await
+        })
     }
 
     /// The `find` of one listing: `(key, other)` are the index's two fields.
@@ -338,44 +293,46 @@ impl<L: Document, R: Document> Through<L, R> {
     }
 
     /// How many rights `left` is linked to: one `countDocuments` (a count scan).
-    pub async fn count_rights(&self, left: &L::Id) -> Result<u64> {
-        self.coll
-            .count_documents(doc! { self.left: id_to_bson::<L>(left)? })
-            .await
-            .map_err(|e| self.err(e, "count in"))
+    pub fn count_rights<'a>(&'a self, left: &'a L::Id) -> Action<'a, u64> {
+        self.action("count_rights", move |s| async move {
+            self.count_opt(s, doc! { self.left: id_to_bson::<L>(left)? })
+                .await
+        })
     }
 
     /// How many lefts `right` is linked to.
-    pub async fn count_lefts(&self, right: &R::Id) -> Result<u64> {
-        self.coll
-            .count_documents(doc! { self.right: id_to_bson::<R>(right)? })
-            .await
+    pub fn count_lefts<'a>(&'a self, right: &'a R::Id) -> Action<'a, u64> {
+        self.action("count_lefts", move |s| async move {
+            self.count_opt(s, doc! { self.right: id_to_bson::<R>(right)? })
+                .await
+        })
+    }
+
+    async fn count_opt(
+        &self,
+        session: Option<&mut ClientSession>,
+        filter: BsonDocument,
+    ) -> Result<u64> {
+        with_session!(self.coll.count_documents(filter), session)
             .map_err(|e| self.err(e, "count in"))
     }
 
     /// Removes every edge of `left` (when deleting it): one `delete`.
-    pub async fn remove_left(&self, left: &L::Id) -> Result<u64> {
-        self.remove_opt(None, doc! { self.left: id_to_bson::<L>(left)? })
-            .await
-    }
-
-    /// [`remove_left`](Self::remove_left) in the caller's session, e.g. in
-    /// the transaction that deletes the left document.
-    pub async fn remove_left_in(&self, session: &mut ClientSession, left: &L::Id) -> Result<u64> {
-        self.remove_opt(Some(session), doc! { self.left: id_to_bson::<L>(left)? })
-            .await
+    /// In a [`session`](Action::session), e.g. in the transaction that
+    /// deletes the left document.
+    pub fn remove_left<'a>(&'a self, left: &'a L::Id) -> Action<'a, u64> {
+        self.action("remove_left", move |s| async move {
+            self.remove_opt(s, doc! { self.left: id_to_bson::<L>(left)? })
+                .await
+        })
     }
 
     /// Removes every edge of `right`: one `delete`.
-    pub async fn remove_right(&self, right: &R::Id) -> Result<u64> {
-        self.remove_opt(None, doc! { self.right: id_to_bson::<R>(right)? })
-            .await
-    }
-
-    /// [`remove_right`](Self::remove_right) in the caller's session.
-    pub async fn remove_right_in(&self, session: &mut ClientSession, right: &R::Id) -> Result<u64> {
-        self.remove_opt(Some(session), doc! { self.right: id_to_bson::<R>(right)? })
-            .await
+    pub fn remove_right<'a>(&'a self, right: &'a R::Id) -> Action<'a, u64> {
+        self.action("remove_right", move |s| async move {
+            self.remove_opt(s, doc! { self.right: id_to_bson::<R>(right)? })
+                .await
+        })
     }
 
     async fn remove_opt(
