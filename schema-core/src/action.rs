@@ -105,6 +105,11 @@ impl<'a, T, O> Action<'a, T, O> {
         self.operation
     }
 
+    /// The options, for the setters of an operation that has some.
+    pub(crate) fn options_mut(&mut self) -> &mut O {
+        &mut self.options
+    }
+
     /// Whether it runs in a session given with [`session`](Self::session).
     pub fn has_session(&self) -> bool {
         self.session.is_some()

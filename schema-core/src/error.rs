@@ -196,6 +196,24 @@ pub enum Error {
         /// The last transient error.
         last: Box<Error>,
     },
+    /// Some documents of an `insert_many` were refused: which (index in the
+    /// slice given, `_id`, why) and which were inserted (see
+    /// [`InsertManyFailure`]). Ordered, the documents after the first refused
+    /// one were not tried; unordered, every other one was inserted.
+    #[error("{0}")]
+    InsertMany(Box<InsertManyFailure>),
+    /// The server refused one document of a write with a code the runtime
+    /// has no variant for (the code's name is kept, not the server's
+    /// message, which may hold the values written).
+    #[error("the server refused a write to `{collection}`: code {code} ({code_name})")]
+    WriteRefused {
+        /// Collection name.
+        collection: String,
+        /// The server's error code.
+        code: i32,
+        /// The code's name (`codeName`), as the server gave it.
+        code_name: String,
+    },
     /// The model's metadata is not usable by a helper (for example a two-sided
     /// link whose other side declares no inverse array).
     #[error("{0}")]
@@ -312,8 +330,10 @@ fn rules_text(rules: &[String]) -> String {
     }
 }
 
+mod insert_many;
 mod server;
 
+pub use insert_many::{FailedInsert, InsertManyFailure};
 pub(crate) use server::DriverErrorExt;
 pub use server::{code, label};
 
@@ -328,6 +348,18 @@ impl Error {
     /// labels are kept ([`Error::has_label`]).
     pub fn from_server(err: mongodb::error::Error, action: &'static str, collection: &str) -> Self {
         server::classify(err, action, collection)
+    }
+
+    /// The refusal of one document of a write (an `insert_many` item, as
+    /// the server reports it): its variant, or [`Error::WriteRefused`].
+    pub(crate) fn from_write_error(
+        code: i32,
+        code_name: Option<&str>,
+        message: &str,
+        details: Option<&bson::Document>,
+        collection: &str,
+    ) -> Self {
+        server::classify_write(code, code_name, message, details, collection)
     }
 
     /// Whether the driver or server attached this error label
@@ -363,6 +395,8 @@ impl Error {
             Error::WriteConflict { .. } => Some(code::WRITE_CONFLICT),
             Error::PermissionDenied { .. } => Some(code::UNAUTHORIZED),
             Error::TransactionRetriesExhausted { last, .. } => last.code(),
+            Error::WriteRefused { code, .. } => Some(*code),
+            Error::InsertMany(failure) => failure.failed.first().and_then(|f| f.reason.code()),
             _ => None,
         }
     }

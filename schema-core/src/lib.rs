@@ -30,6 +30,7 @@ pub mod setup;
 pub mod txn;
 pub mod update;
 pub mod validator;
+pub mod write;
 
 pub use bounded::{Bounded, BoundedAt, BoundedCollection};
 pub use codec::MAX_DOCUMENT_SIZE;

@@ -39,9 +39,7 @@ use crate::codec::id_to_bson;
 use crate::error::{code, Error, Result};
 use crate::filter::Filter;
 use crate::model::Document;
-use crate::model::Relation;
-use crate::txn::{self, RetryPolicy, TxnSupport};
-use crate::update::Update;
+use crate::txn::{RetryPolicy, TxnSupport};
 
 /// Runs a driver action with the session when there is one.
 macro_rules! with_session {
@@ -175,7 +173,7 @@ impl<M: Document> Repo<M> {
     /// The same collection with documents as sent and received: the
     /// repository encodes and decodes them itself (see [`codec`]), to check
     /// sizes before sending and to name the field that does not decode.
-    fn raw_docs(&self) -> Collection<RawDocumentBuf> {
+    pub(crate) fn raw_docs(&self) -> Collection<RawDocumentBuf> {
         self.coll.clone_with_type()
     }
 
@@ -187,21 +185,6 @@ impl<M: Document> Repo<M> {
     async fn insert_opt(&self, session: Option<&mut ClientSession>, doc: &M) -> Result<()> {
         let raw = codec::encode(doc)?;
         with_session!(self.raw_docs().insert_one(raw), session)
-            .map_err(|e| self.err(e, "insert into"))?;
-        Ok(())
-    }
-
-    /// Inserts documents in one `insert` (ordered); none when `docs` is empty.
-    pub fn insert_many<'a>(&'a self, docs: &'a [M]) -> Action<'a, ()> {
-        self.action("insert_many", move |s| self.insert_many_opt(s, docs))
-    }
-
-    async fn insert_many_opt(&self, session: Option<&mut ClientSession>, docs: &[M]) -> Result<()> {
-        if docs.is_empty() {
-            return Ok(());
-        }
-        let raws = docs.iter().map(codec::encode).collect::<Result<Vec<_>>>()?;
-        with_session!(self.raw_docs().insert_many(raws), session)
             .map_err(|e| self.err(e, "insert into"))?;
         Ok(())
     }
@@ -243,123 +226,6 @@ impl<M: Document> Repo<M> {
         )
         .map_err(|e| self.err(e, "replace in"))?;
         Ok(r.matched_count > 0)
-    }
-
-    /// Applies `update` (a typed [`Update`], or a plain update document for
-    /// raw access) to the document with this `_id`: one `update`. Returns
-    /// whether it existed.
-    ///
-    /// A [`push`](crate::EmbedField::push) in the update brings its guard:
-    /// when an array has no room the update matches nothing, writes nothing
-    /// (none of its other parts either), and one more `find` returns
-    /// [`Error::EmbedFull`] naming the array; an `Option` array stored as
-    /// null is set to `[]` first (one more `update`), as by the bounded
-    /// push. The collection's validator still applies to a raw document.
-    pub fn update<'a>(&'a self, id: &'a M::Id, update: impl Into<Update<M>>) -> Action<'a, bool> {
-        let update = update.into();
-        self.action("update", move |s| self.update_opt(s, id, update))
-    }
-
-    async fn update_opt(
-        &self,
-        mut session: Option<&mut ClientSession>,
-        id: &M::Id,
-        update: Update<M>,
-    ) -> Result<bool> {
-        let parts = update.into_parts()?;
-        let id_bson = id_to_bson::<M>(id)?;
-        for push in &parts.pushes {
-            if push.too_many() {
-                return Err(push.full(M::COLLECTION, &id_bson));
-            }
-            push.check_size::<M>(&id_bson)?;
-        }
-        for push in parts.pushes.iter().filter(|p| p.nullable) {
-            crate::embed::null_to_empty(self, session.as_deref_mut(), &id_bson, push.path).await?;
-        }
-        let mut filter = doc! { "_id": id_bson.clone() };
-        filter.extend(parts.guard.clone());
-        let r = with_session!(
-            self.raw().update_one(filter, parts.update.clone()),
-            session.as_deref_mut()
-        )
-        .map_err(|e| self.err(e, "update"))?;
-        if r.matched_count > 0 || !parts.has_guard() {
-            return Ok(r.matched_count > 0);
-        }
-        // Full, or no such document: one `find` of the guarded arrays.
-        let mut projection = doc! { "_id": 1 };
-        for path in parts.guarded_paths() {
-            projection.insert(path, 1);
-        }
-        let stored = with_session!(
-            self.raw()
-                .find_one(doc! { "_id": id_bson.clone() })
-                .projection(projection),
-            session
-        )
-        .map_err(|e| self.err(e, "find in"))?;
-        match stored {
-            None => Ok(false),
-            Some(stored) => Err(parts.full_error(M::COLLECTION, &id_bson, &stored)),
-        }
-    }
-
-    /// Deletes the document with this `_id`. Returns whether it existed.
-    ///
-    /// A model with two-sided links (`#[many_to_many(two_sided)]`) also pulls
-    /// its id from the inverse array of every document on the other side, in
-    /// the same transaction (retried per the repository's policy; refused on
-    /// a standalone): in a [`session`](Action::session), the caller's
-    /// transaction if one is in progress, else one of its own on that
-    /// session. Other models: one `delete`.
-    pub fn delete<'a>(&'a self, id: &'a M::Id) -> Action<'a, bool> {
-        self.action("delete", move |s| self.delete_cascading(s, id))
-    }
-
-    /// One `delete`, or the delete and its cascade in a transaction.
-    async fn delete_cascading(
-        &self,
-        session: Option<&mut ClientSession>,
-        id: &M::Id,
-    ) -> Result<bool> {
-        if inverse_arrays::<M>().is_empty() {
-            return self.delete_opt(session, id).await;
-        }
-        let models = [M::NAME];
-        txn::transact(
-            &self.support,
-            &models,
-            self.db.client(),
-            session,
-            &self.policy,
-            (self, id),
-            |s, (repo, id)| Box::pin(async move { repo.delete_opt(Some(s), id).await }),
-        )
-        .await
-    }
-
-    /// The delete with its cascade; in a transaction when there is a cascade.
-    async fn delete_opt(
-        &self,
-        mut session: Option<&mut ClientSession>,
-        id: &M::Id,
-    ) -> Result<bool> {
-        let id_bson = id_to_bson::<M>(id)?;
-        for (target, inverse) in inverse_arrays::<M>() {
-            let other = self.db.collection::<BsonDocument>(target);
-            with_session!(
-                other.update_many(
-                    doc! { inverse: &id_bson },
-                    doc! { "$pull": { inverse: &id_bson } }
-                ),
-                session.as_deref_mut()
-            )
-            .map_err(|e| Error::from_server(e, "update", target))?;
-        }
-        let r = with_session!(self.coll.delete_one(doc! { "_id": id_bson }), session)
-            .map_err(|e| self.err(e, "delete from"))?;
-        Ok(r.deleted_count > 0)
     }
 
     /// Every document matching `filter` (build it with the typed fields:
@@ -452,19 +318,4 @@ pub(crate) type IndexKey = (&'static str, Option<&'static str>);
 /// form (never a filter on null).
 pub(crate) fn id_filter<M: Document>(id: &M::Id) -> Result<BsonDocument> {
     Ok(doc! { "_id": id_to_bson::<M>(id)? })
-}
-
-/// `(target collection, inverse array)` of every two-sided link of `M`.
-fn inverse_arrays<M: Document>() -> Vec<(&'static str, &'static str)> {
-    M::relations()
-        .into_iter()
-        .filter_map(|r| match r {
-            Relation::ManyToMany {
-                target,
-                inverse: Some(inverse),
-                ..
-            } => Some((target, inverse)),
-            _ => None,
-        })
-        .collect()
 }

@@ -60,7 +60,43 @@ pub(super) fn classify(
     let Some(failure) = Failure::of(&err) else {
         return Error::Driver(err);
     };
-    match failure.code {
+    let labels = labels_of(&err);
+    classify_failure(failure, labels, action, collection).unwrap_or(Error::Driver(err))
+}
+
+/// The refusal of one document of a write (an `insert_many` item): its
+/// variant when the runtime recognises the code, else
+/// [`Error::WriteRefused`] with the code and its name (never the message,
+/// which may hold the values written).
+pub(super) fn classify_write(
+    code: i32,
+    code_name: Option<&str>,
+    message: &str,
+    details: Option<&BsonDocument>,
+    collection: &str,
+) -> Error {
+    let failure = Failure {
+        code,
+        message,
+        details,
+    };
+    classify_failure(failure, Vec::new(), "write to", collection.to_owned()).unwrap_or_else(|| {
+        Error::WriteRefused {
+            collection: collection.to_owned(),
+            code,
+            code_name: code_name.unwrap_or("(not named by the server)").to_owned(),
+        }
+    })
+}
+
+/// The variant of a server failure whose code the runtime recognises.
+fn classify_failure(
+    failure: Failure<'_>,
+    labels: Vec<String>,
+    action: &'static str,
+    collection: String,
+) -> Option<Error> {
+    Some(match failure.code {
         code::UNAUTHORIZED => Error::PermissionDenied {
             action,
             collection,
@@ -88,12 +124,9 @@ pub(super) fn classify(
                     .unwrap_or_default(),
             }
         }
-        code::WRITE_CONFLICT => Error::WriteConflict {
-            collection,
-            labels: labels_of(&err),
-        },
-        _ => Error::Driver(err),
-    }
+        code::WRITE_CONFLICT => Error::WriteConflict { collection, labels },
+        _ => return None,
+    })
 }
 
 /// The code, message and details of a server error, wherever the driver put them.

@@ -1,0 +1,740 @@
+//! Writes: typed updates of one document (by `_id` or by filter, with
+//! upsert) or of many, deletes by `_id` or of many, find-and-modify
+//! returning the document before or after, and `insert_many`, ordered or
+//! not, naming every document the server refused.
+//!
+//! ```no_run
+//! # use schema_core::prelude::*;
+//! # use schema_core::write::ReturnDocument;
+//! # use serde::{Deserialize, Serialize};
+//! # #[derive(Document, Serialize, Deserialize)]
+//! # #[document(collection = "counters")]
+//! # struct Counter {
+//! #     #[serde(rename = "_id")]
+//! #     id: String,
+//! #     hits: i64,
+//! # }
+//! # async fn demo(db: mongodb::Database) -> schema_core::Result<()> {
+//! let counters = Repo::<Counter>::new(&db);
+//! let f = Counter::FIELDS;
+//! // One update, inserting the counter the first time.
+//! let r = counters
+//!     .update_one(f.id.eq(&"home".to_owned()), f.hits.inc(&1))
+//!     .upsert(true)
+//!     .await?;
+//! assert_eq!(r.matched + u64::from(r.upserted_id.is_some()), 1);
+//! // The counter as it is after the increment.
+//! let now = counters
+//!     .find_one_and_update(f.id.eq(&"home".to_owned()), f.hits.inc(&1))
+//!     .return_document(ReturnDocument::After)
+//!     .await?;
+//! // Many at once.
+//! let reset = counters.update_many(f.hits.gt(&1000), f.hits.set(&0)).await?;
+//! let gone = counters.delete_many(f.hits.eq(&0)).await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! **Bounded pushes.** A typed [`Update`] that pushes into an
+//! `#[embed(max = N)]` array carries its guard into the filter: the update
+//! applies only while the array has room, else [`Error::EmbedFull`] names
+//! the document and nothing is written. `update_one` and
+//! `find_one_and_update` first read which document the filter picks (one
+//! more `find`, only when the update pushes), then update that one under
+//! the guard. `update_many` and upserts refuse such an update before
+//! sending anything: the documents without room would be skipped silently,
+//! and an upsert whose guard fails would insert a second document.
+//!
+//! **Two-sided links.** Deleting documents of a model with
+//! `#[many_to_many(two_sided)]` arrays (`delete`, `delete_many`,
+//! `find_one_and_delete`) pulls their ids from the other side's arrays in
+//! the same transaction, as [`Repo::delete`] does.
+//!
+//! **The index guard.** Every filter these helpers send passes through one
+//! function, where the check that a declared index serves the query
+//! applies (`_id` lookups are always served).
+
+use bson::{doc, Bson, Document as BsonDocument, RawDocumentBuf};
+use mongodb::error::ErrorKind;
+use mongodb::ClientSession;
+
+use crate::action::Action;
+use crate::codec::{self, id_to_bson};
+use crate::error::{id_text, Error, FailedInsert, InsertManyFailure, Result};
+use crate::filter::Filter;
+use crate::model::{Document, Relation};
+use crate::repo::{with_session, Repo};
+use crate::txn;
+use crate::update::{Update, UpdateParts};
+
+/// What an update of one or many documents did.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct UpdateResult {
+    /// How many documents the filter matched.
+    pub matched: u64,
+    /// How many of them were changed (an update that sets what is already
+    /// stored matches without changing).
+    pub modified: u64,
+    /// The `_id` of the document an upsert inserted, if it inserted one.
+    pub upserted_id: Option<Bson>,
+}
+
+/// The options of [`Repo::update_one`] and [`Repo::update_many`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UpdateOptions {
+    upsert: bool,
+}
+
+impl<T> Action<'_, T, UpdateOptions> {
+    /// Inserts a document when none matches: the filter's equalities and
+    /// the update applied to them (off by default). Refused, before
+    /// anything is sent, for an update that pushes into a bounded array.
+    ///
+    /// ```no_run
+    /// # use schema_core::prelude::*;
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Document, Serialize, Deserialize)]
+    /// # #[document(collection = "counters")]
+    /// # struct Counter { #[serde(rename = "_id")] id: String, hits: i64 }
+    /// # async fn demo(counters: Repo<Counter>) -> schema_core::Result<()> {
+    /// let f = Counter::FIELDS;
+    /// let r = counters.update_one(f.id.eq(&"home".to_owned()), f.hits.inc(&1)).upsert(true).await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn upsert(mut self, upsert: bool) -> Self {
+        self.options_mut().upsert = upsert;
+        self
+    }
+}
+
+/// Which document [`Repo::find_one_and_update`] returns.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ReturnDocument {
+    /// As it was before the update (the default; `None` after an upsert
+    /// that inserted it).
+    #[default]
+    Before,
+    /// As the update left it.
+    After,
+}
+
+/// The options of [`Repo::find_one_and_update`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FindOneAndUpdateOptions {
+    upsert: bool,
+    return_document: ReturnDocument,
+}
+
+impl<T> Action<'_, T, FindOneAndUpdateOptions> {
+    /// Inserts a document when none matches (see
+    /// `upsert` of [`update_one`](Repo::update_one)).
+    ///
+    /// ```no_run
+    /// # use schema_core::prelude::*;
+    /// # use schema_core::write::ReturnDocument;
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Document, Serialize, Deserialize)]
+    /// # #[document(collection = "counters")]
+    /// # struct Counter { #[serde(rename = "_id")] id: String, hits: i64 }
+    /// # async fn demo(counters: Repo<Counter>) -> schema_core::Result<()> {
+    /// let f = Counter::FIELDS;
+    /// let now: Option<Counter> = counters
+    ///     .find_one_and_update(f.id.eq(&"home".to_owned()), f.hits.inc(&1))
+    ///     .upsert(true)
+    ///     .return_document(ReturnDocument::After)
+    ///     .await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn upsert(mut self, upsert: bool) -> Self {
+        self.options_mut().upsert = upsert;
+        self
+    }
+
+    /// Returns the document as it was before the update (the default) or
+    /// after it.
+    pub fn return_document(mut self, which: ReturnDocument) -> Self {
+        self.options_mut().return_document = which;
+        self
+    }
+}
+
+/// The options of [`Repo::insert_many`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InsertManyOptions {
+    ordered: bool,
+}
+
+impl Default for InsertManyOptions {
+    fn default() -> Self {
+        InsertManyOptions { ordered: true }
+    }
+}
+
+impl<T> Action<'_, T, InsertManyOptions> {
+    /// Ordered (the default), the server stops at the first document it
+    /// refuses; unordered, it inserts every other one. Either way
+    /// [`Error::InsertMany`] lists the refused documents and the inserted ones.
+    ///
+    /// ```no_run
+    /// # use schema_core::prelude::*;
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Document, Serialize, Deserialize)]
+    /// # #[document(collection = "counters")]
+    /// # struct Counter { #[serde(rename = "_id")] id: String, hits: i64 }
+    /// # async fn demo(counters: Repo<Counter>, batch: Vec<Counter>) -> schema_core::Result<()> {
+    /// match counters.insert_many(&batch).ordered(false).await {
+    ///     Ok(()) => {}
+    ///     Err(Error::InsertMany(failure)) => {
+    ///         for refused in &failure.failed {
+    ///             eprintln!("#{} ({}): {}", refused.index, refused.id, refused.reason);
+    ///         }
+    ///     }
+    ///     Err(e) => return Err(e),
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn ordered(mut self, ordered: bool) -> Self {
+        self.options_mut().ordered = ordered;
+        self
+    }
+}
+
+/// The filter of a query these writes send, as the document sent: the one
+/// place each of them passes before anything is sent, where the index guard
+/// applies.
+fn query<M: Document>(filter: Filter<M>) -> Result<BsonDocument> {
+    filter.into_document()
+}
+
+impl<M: Document> Repo<M> {
+    /// Inserts documents in one `insert` (split by the driver when they are
+    /// many); none when `docs` is empty. Every document is encoded, and
+    /// checked against the 16 MiB limit, before anything is sent.
+    ///
+    /// When the server refuses some of them (a duplicate key, the
+    /// validator), [`Error::InsertMany`] names each refused document (index,
+    /// `_id`, why) and the documents inserted: ordered (the default; see
+    /// `.ordered(false)`), those before
+    /// the first refusal; unordered, all the others.
+    pub fn insert_many<'a>(&'a self, docs: &'a [M]) -> Action<'a, (), InsertManyOptions> {
+        let options = InsertManyOptions::default();
+        Action::new(M::COLLECTION, "insert_many", options, move |s, o| {
+            self.insert_many_opt(s, docs, o.ordered)
+        })
+    }
+
+    async fn insert_many_opt(
+        &self,
+        session: Option<&mut ClientSession>,
+        docs: &[M],
+        ordered: bool,
+    ) -> Result<()> {
+        if docs.is_empty() {
+            return Ok(());
+        }
+        let raws = docs.iter().map(codec::encode).collect::<Result<Vec<_>>>()?;
+        match with_session!(self.raw_docs().insert_many(raws).ordered(ordered), session) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(self.insert_many_error(e, docs, ordered)),
+        }
+    }
+
+    /// [`Error::InsertMany`] when the server refused documents one by one;
+    /// any other error as it is classified.
+    fn insert_many_error(&self, e: mongodb::error::Error, docs: &[M], ordered: bool) -> Error {
+        let write_errors = match e.kind.as_ref() {
+            ErrorKind::InsertMany(m) if m.write_concern_error.is_none() => m.write_errors.as_ref(),
+            _ => None,
+        };
+        let Some(write_errors) = write_errors.filter(|w| !w.is_empty()) else {
+            return self.err(e, "insert into");
+        };
+        let mut failed: Vec<FailedInsert> = write_errors
+            .iter()
+            .map(|w| FailedInsert {
+                index: w.index,
+                id: docs
+                    .get(w.index)
+                    .and_then(|d| id_to_bson::<M>(d.id()).ok())
+                    .map_or_else(|| "(unknown)".to_owned(), |id| id_text(&id)),
+                reason: Error::from_write_error(
+                    w.code,
+                    w.code_name.as_deref(),
+                    &w.message,
+                    w.details.as_ref(),
+                    M::COLLECTION,
+                ),
+            })
+            .collect();
+        failed.sort_by_key(|f| f.index);
+        let first = failed.first().map_or(docs.len(), |f| f.index);
+        let inserted = (0..docs.len())
+            .filter(|i| !failed.iter().any(|f| f.index == *i) && (!ordered || *i < first))
+            .collect();
+        Error::InsertMany(Box::new(InsertManyFailure {
+            collection: M::COLLECTION,
+            ordered,
+            total: docs.len(),
+            inserted,
+            failed,
+        }))
+    }
+
+    /// Applies `update` (a typed [`Update`], or a plain update document for
+    /// raw access) to the document with this `_id`: one `update`. Returns
+    /// whether it existed.
+    ///
+    /// A [`push`](crate::EmbedField::push) in the update brings its guard:
+    /// when an array has no room the update matches nothing, writes nothing
+    /// (none of its other parts either), and one more `find` returns
+    /// [`Error::EmbedFull`] naming the array; an `Option` array stored as
+    /// null is set to `[]` first (one more `update`), as by the bounded
+    /// push. The collection's validator still applies to a raw document.
+    pub fn update<'a>(&'a self, id: &'a M::Id, update: impl Into<Update<M>>) -> Action<'a, bool> {
+        let update = update.into();
+        self.action("update", move |s| async move {
+            let (id, parts) = (id_to_bson::<M>(id)?, update.into_parts()?);
+            let r = self.update_guarded(s, &id, None, parts).await?;
+            Ok(r.matched > 0)
+        })
+    }
+
+    /// Applies `update` to the first document `filter` matches: one
+    /// `update` (and, given `.upsert(true)`, inserts one when none matches). An update that pushes into a bounded array
+    /// first reads which document the filter picks (one `find`), then
+    /// updates it under the push's guard ([`Error::EmbedFull`], nothing
+    /// written, when it has no room).
+    pub fn update_one(
+        &self,
+        filter: impl Into<Filter<M>>,
+        update: impl Into<Update<M>>,
+    ) -> Action<'_, UpdateResult, UpdateOptions> {
+        let (filter, update) = (filter.into(), update.into());
+        let options = UpdateOptions::default();
+        Action::new(
+            M::COLLECTION,
+            "update_one",
+            options,
+            move |s, o| async move {
+                let (filter, parts) = (query(filter)?, update.into_parts()?);
+                if !parts.has_guard() {
+                    let coll = self.raw();
+                    let action = coll.update_one(filter, parts.update).upsert(o.upsert);
+                    let r = with_session!(action, s).map_err(|e| self.err(e, "update"))?;
+                    return Ok(result(r));
+                }
+                refuse_guarded("update_one with upsert", o.upsert, &parts)?;
+                let mut s = s;
+                match self.pick(s.as_deref_mut(), &filter).await? {
+                    Some(id) => self.update_guarded(s, &id, Some(filter), parts).await,
+                    None => Ok(UpdateResult {
+                        matched: 0,
+                        modified: 0,
+                        upserted_id: None,
+                    }),
+                }
+            },
+        )
+    }
+
+    /// Applies `update` to every document `filter` matches: one `update`
+    /// with `multi` (and, given `.upsert(true)`, inserts one when none
+    /// matches). An update that pushes into a bounded
+    /// array is refused with [`Error::Model`] before anything is sent (the
+    /// documents without room would be skipped): push per document with
+    /// [`update`](Self::update) or [`update_one`](Self::update_one).
+    pub fn update_many(
+        &self,
+        filter: impl Into<Filter<M>>,
+        update: impl Into<Update<M>>,
+    ) -> Action<'_, UpdateResult, UpdateOptions> {
+        let (filter, update) = (filter.into(), update.into());
+        let options = UpdateOptions::default();
+        Action::new(
+            M::COLLECTION,
+            "update_many",
+            options,
+            move |s, o| async move {
+                let (filter, parts) = (query(filter)?, update.into_parts()?);
+                refuse_guarded("update_many", true, &parts)?;
+                let coll = self.raw();
+                let action = coll.update_many(filter, parts.update).upsert(o.upsert);
+                let r = with_session!(action, s).map_err(|e| self.err(e, "update"))?;
+                Ok(result(r))
+            },
+        )
+    }
+
+    /// Applies `update` to the first document `filter` matches and returns
+    /// that document, as it was before the update (the default) or after it
+    /// (`.return_document(ReturnDocument::After)`):
+    /// one `findAndModify`; `None` when none matches (or, returning the
+    /// document before, when an upsert inserted it). Bounded pushes as in
+    /// [`update_one`](Self::update_one).
+    pub fn find_one_and_update(
+        &self,
+        filter: impl Into<Filter<M>>,
+        update: impl Into<Update<M>>,
+    ) -> Action<'_, Option<M>, FindOneAndUpdateOptions> {
+        let (filter, update) = (filter.into(), update.into());
+        let options = FindOneAndUpdateOptions::default();
+        Action::new(
+            M::COLLECTION,
+            "find_one_and_update",
+            options,
+            move |s, o| async move {
+                let (filter, parts) = (query(filter)?, update.into_parts()?);
+                let which = match o.return_document {
+                    ReturnDocument::Before => mongodb::options::ReturnDocument::Before,
+                    ReturnDocument::After => mongodb::options::ReturnDocument::After,
+                };
+                if !parts.has_guard() {
+                    let coll = self.raw_docs();
+                    let action = coll
+                        .find_one_and_update(filter, parts.update)
+                        .upsert(o.upsert)
+                        .return_document(which);
+                    let found = with_session!(action, s).map_err(|e| self.err(e, "update"))?;
+                    return found.map(|raw| codec::decode(&raw)).transpose();
+                }
+                refuse_guarded("find_one_and_update with upsert", o.upsert, &parts)?;
+                let mut s = s;
+                let Some(id) = self.pick(s.as_deref_mut(), &filter).await? else {
+                    return Ok(None);
+                };
+                self.prepare_pushes(s.as_deref_mut(), &id, &parts).await?;
+                let coll = self.raw_docs();
+                let action = coll
+                    .find_one_and_update(
+                        guarded(&id, Some(&filter), &parts.guard),
+                        parts.update.clone(),
+                    )
+                    .return_document(which);
+                let found =
+                    with_session!(action, s.as_deref_mut()).map_err(|e| self.err(e, "update"))?;
+                match found {
+                    Some(raw) => codec::decode(&raw).map(Some),
+                    None => self
+                        .full_or_gone(s, &id, Some(&filter), &parts)
+                        .await
+                        .map(|()| None),
+                }
+            },
+        )
+    }
+
+    /// Deletes the document with this `_id`. Returns whether it existed.
+    ///
+    /// A model with two-sided links (`#[many_to_many(two_sided)]`) also pulls
+    /// its id from the inverse array of every document on the other side, in
+    /// the same transaction (retried per the repository's policy; refused on
+    /// a standalone): in a [`session`](Action::session), the caller's
+    /// transaction if one is in progress, else one of its own on that
+    /// session. Other models: one `delete`.
+    pub fn delete<'a>(&'a self, id: &'a M::Id) -> Action<'a, bool> {
+        self.action("delete", move |s| async move {
+            let filter = doc! { "_id": id_to_bson::<M>(id)? };
+            Ok(self.cascade(s, filter, Delete::One).await?.is_some())
+        })
+    }
+
+    /// Deletes every document `filter` matches: one `delete`; returns how
+    /// many. A model with two-sided links reads their ids and pulls them
+    /// from the other side in the same transaction (`find`, an `update` per
+    /// inverse array, `delete`), as [`delete`](Self::delete) does.
+    pub fn delete_many(&self, filter: impl Into<Filter<M>>) -> Action<'_, u64> {
+        let filter = filter.into();
+        self.action("delete_many", move |s| async move {
+            let filter = query(filter)?;
+            let deleted = self.cascade(s, filter, Delete::Many).await?;
+            Ok(deleted.map_or(0, |d| d.count))
+        })
+    }
+
+    /// Deletes the first document `filter` matches and returns it: one
+    /// `findAndModify` (`None` when none matches). A model with two-sided
+    /// links pulls its id from the other side in the same transaction.
+    pub fn find_one_and_delete(&self, filter: impl Into<Filter<M>>) -> Action<'_, Option<M>> {
+        let filter = filter.into();
+        self.action("find_one_and_delete", move |s| async move {
+            let filter = query(filter)?;
+            match self.cascade(s, filter, Delete::Returning).await? {
+                Some(Deleted {
+                    returned: Some(raw),
+                    ..
+                }) => codec::decode(&raw).map(Some),
+                _ => Ok(None),
+            }
+        })
+    }
+
+    /// The `_id` of the document `filter` picks for a one-document update:
+    /// one `find` with `limit: 1`.
+    async fn pick(
+        &self,
+        session: Option<&mut ClientSession>,
+        filter: &BsonDocument,
+    ) -> Result<Option<Bson>> {
+        let coll = self.raw();
+        let find = coll.find_one(filter.clone()).projection(doc! { "_id": 1 });
+        let found = with_session!(find, session).map_err(|e| self.err(e, "find in"))?;
+        Ok(found.and_then(|mut d| d.remove("_id")))
+    }
+
+    /// Before an update with bounded pushes: refuses a push that can never
+    /// fit or whose items alone exceed 16 MiB (nothing sent), and sets an
+    /// `Option` array stored as null to `[]`.
+    async fn prepare_pushes(
+        &self,
+        mut session: Option<&mut ClientSession>,
+        id: &Bson,
+        parts: &UpdateParts,
+    ) -> Result<()> {
+        for push in &parts.pushes {
+            if push.too_many() {
+                return Err(push.full(M::COLLECTION, id));
+            }
+            push.check_size::<M>(id)?;
+        }
+        for push in parts.pushes.iter().filter(|p| p.nullable) {
+            crate::embed::null_to_empty(self, session.as_deref_mut(), id, push.path).await?;
+        }
+        Ok(())
+    }
+
+    /// The update of the document `id` (that also matches `also`) under the
+    /// guards of its bounded pushes.
+    async fn update_guarded(
+        &self,
+        mut session: Option<&mut ClientSession>,
+        id: &Bson,
+        also: Option<BsonDocument>,
+        parts: UpdateParts,
+    ) -> Result<UpdateResult> {
+        self.prepare_pushes(session.as_deref_mut(), id, &parts)
+            .await?;
+        let filter = guarded(id, also.as_ref(), &parts.guard);
+        let r = with_session!(
+            self.raw().update_one(filter, parts.update.clone()),
+            session.as_deref_mut()
+        )
+        .map_err(|e| self.err(e, "update"))?;
+        if r.matched_count == 0 && parts.has_guard() {
+            self.full_or_gone(session, id, also.as_ref(), &parts)
+                .await?;
+        }
+        Ok(result(r))
+    }
+
+    /// After a guarded update matched nothing: [`Error::EmbedFull`] when the
+    /// document is there (one `find` of the guarded arrays), `Ok` when it is
+    /// gone (or no longer matches `also`).
+    async fn full_or_gone(
+        &self,
+        session: Option<&mut ClientSession>,
+        id: &Bson,
+        also: Option<&BsonDocument>,
+        parts: &UpdateParts,
+    ) -> Result<()> {
+        let mut projection = doc! { "_id": 1 };
+        for path in parts.guarded_paths() {
+            projection.insert(path, 1);
+        }
+        let coll = self.raw();
+        let find = coll
+            .find_one(guarded(id, also, &BsonDocument::new()))
+            .projection(projection);
+        let stored = with_session!(find, session).map_err(|e| self.err(e, "find in"))?;
+        match stored {
+            None => Ok(()),
+            Some(stored) => Err(parts.full_error(M::COLLECTION, id, &stored)),
+        }
+    }
+
+    /// A delete, with the cascade of two-sided links in a transaction when
+    /// the model has any; `None` when nothing was deleted.
+    async fn cascade(
+        &self,
+        session: Option<&mut ClientSession>,
+        filter: BsonDocument,
+        how: Delete,
+    ) -> Result<Option<Deleted>> {
+        if inverse_arrays::<M>().is_empty() {
+            return self.delete_opt(session, &filter, how).await;
+        }
+        let models = [M::NAME];
+        txn::transact(
+            self.support(),
+            &models,
+            self.database().client(),
+            session,
+            self.retry_policy(),
+            (self, &filter, how),
+            |s, (repo, filter, how)| {
+                Box::pin(async move { repo.delete_opt(Some(s), filter, *how).await })
+            },
+        )
+        .await
+    }
+
+    /// The delete, and the pull of the deleted ids from the other side of
+    /// each two-sided link (in the caller's transaction when there are any).
+    async fn delete_opt(
+        &self,
+        mut session: Option<&mut ClientSession>,
+        filter: &BsonDocument,
+        how: Delete,
+    ) -> Result<Option<Deleted>> {
+        let cascades = !inverse_arrays::<M>().is_empty();
+        let deleted = match how {
+            Delete::Returning => {
+                let coll = self.raw_docs();
+                let action = coll.find_one_and_delete(filter.clone());
+                let found = with_session!(action, session.as_deref_mut())
+                    .map_err(|e| self.err(e, "delete from"))?;
+                let Some(raw) = found else { return Ok(None) };
+                let id = raw
+                    .get("_id")
+                    .ok()
+                    .flatten()
+                    .and_then(|id| Bson::try_from(id).ok())
+                    .unwrap_or(Bson::Null);
+                self.pull_inverse(session, id).await?;
+                return Ok(Some(Deleted {
+                    count: 1,
+                    returned: Some(raw),
+                }));
+            }
+            Delete::One if !cascades => {
+                let coll = self.raw();
+                let action = coll.delete_one(filter.clone());
+                with_session!(action, session.as_deref_mut())
+            }
+            Delete::Many if !cascades => {
+                let coll = self.raw();
+                let action = coll.delete_many(filter.clone());
+                with_session!(action, session.as_deref_mut())
+            }
+            Delete::One | Delete::Many => {
+                // In the transaction: the ids first, so that the pull and
+                // the delete touch the same documents.
+                let coll = self.raw();
+                let find = coll
+                    .find(filter.clone())
+                    .projection(doc! { "_id": 1 })
+                    .limit(if how == Delete::One { 1 } else { 0 });
+                let ids: Vec<Bson> = crate::cursor::collect(find, session.as_deref_mut())
+                    .await
+                    .map_err(|e| self.err(e, "find in"))?
+                    .into_iter()
+                    .filter_map(|mut d| d.remove("_id"))
+                    .collect();
+                if ids.is_empty() {
+                    return Ok(None);
+                }
+                let matcher = Bson::Document(doc! { "$in": ids });
+                self.pull_inverse(session.as_deref_mut(), matcher.clone())
+                    .await?;
+                let coll = self.raw();
+                let action = coll.delete_many(doc! { "_id": matcher });
+                with_session!(action, session)
+            }
+        }
+        .map_err(|e| self.err(e, "delete from"))?;
+        Ok((deleted.deleted_count > 0).then_some(Deleted {
+            count: deleted.deleted_count,
+            returned: None,
+        }))
+    }
+
+    /// Pulls `matcher` (an id, or `{$in: ids}`) from the inverse array of
+    /// every document on the other side of each two-sided link.
+    async fn pull_inverse(
+        &self,
+        mut session: Option<&mut ClientSession>,
+        matcher: Bson,
+    ) -> Result<()> {
+        for (target, inverse) in inverse_arrays::<M>() {
+            let other = self.database().collection::<BsonDocument>(target);
+            with_session!(
+                other.update_many(
+                    doc! { inverse: matcher.clone() },
+                    doc! { "$pull": { inverse: matcher.clone() } }
+                ),
+                session.as_deref_mut()
+            )
+            .map_err(|e| Error::from_server(e, "update", target))?;
+        }
+        Ok(())
+    }
+}
+
+/// Which delete [`Repo::cascade`] runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Delete {
+    One,
+    Many,
+    Returning,
+}
+
+/// What a delete removed.
+struct Deleted {
+    count: u64,
+    returned: Option<RawDocumentBuf>,
+}
+
+/// `{_id: id}`, with `also` and `guard` (the conditions of an update's
+/// bounded pushes).
+fn guarded(id: &Bson, also: Option<&BsonDocument>, guard: &BsonDocument) -> BsonDocument {
+    let mut filter = doc! { "_id": id.clone() };
+    let mut rest: Vec<Bson> = Vec::new();
+    if let Some(also) = also.filter(|a| !a.is_empty()) {
+        rest.push(Bson::Document(also.clone()));
+    }
+    // The guard's keys (`tags.9`, `$expr`) cannot clash with `_id`.
+    filter.extend(guard.clone());
+    if !rest.is_empty() {
+        filter.insert("$and", rest);
+    }
+    filter
+}
+
+/// Refuses an update that pushes into a bounded array where its guard
+/// cannot hold (`refuse`), naming the array: nothing is sent.
+fn refuse_guarded(what: &str, refuse: bool, parts: &UpdateParts) -> Result<()> {
+    match parts.guarded_paths().next() {
+        Some(path) if refuse => Err(Error::Model(format!(
+            "{what} cannot push into the bounded array `{path}`: the guard that keeps it within \
+             its max holds for one existing document; push with `update` or `update_one` (no \
+             upsert); nothing was sent"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+fn result(r: mongodb::results::UpdateResult) -> UpdateResult {
+    UpdateResult {
+        matched: r.matched_count,
+        modified: r.modified_count,
+        upserted_id: r.upserted_id,
+    }
+}
+
+/// `(target collection, inverse array)` of every two-sided link of `M`.
+fn inverse_arrays<M: Document>() -> Vec<(&'static str, &'static str)> {
+    M::relations()
+        .into_iter()
+        .filter_map(|r| match r {
+            Relation::ManyToMany {
+                target,
+                inverse: Some(inverse),
+                ..
+            } => Some((target, inverse)),
+            _ => None,
+        })
+        .collect()
+}
