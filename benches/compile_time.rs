@@ -20,7 +20,7 @@
 //! system of `cargo` and `rustc`, read from `/proc` on Linux: it moves far
 //! less than wall time when other work shares the cores), serde's extra time
 //! (a - c), Document's extra time (b - a) and their ratio (the goal is below
-//! 1.0).
+//! 1.0), and the same ratio run by run (its median and p10-p90).
 //!
 //! Run: `cargo bench --bench compile_time`. Works offline once the workspace
 //! has been built (every dependency is then in the cargo cache). Settings:
@@ -32,6 +32,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
+
+use schema_testkit::stats::{self, Spread};
 
 /// Models per crate.
 const MODELS: usize = 200;
@@ -279,12 +281,6 @@ fn children_cpu() -> Option<Duration> {
     Some(Duration::from_millis(ticks * 10))
 }
 
-fn median(samples: &[Duration]) -> Duration {
-    let mut sorted = samples.to_vec();
-    sorted.sort();
-    sorted[sorted.len() / 2]
-}
-
 fn secs(d: Duration) -> f64 {
     d.as_secs_f64()
 }
@@ -365,9 +361,9 @@ fn main() {
         for (variant, runs) in Variant::ALL.iter().zip(&samples) {
             let walls: Vec<Duration> = runs.iter().map(|s| s.wall).collect();
             let cpus: Vec<Duration> = runs.iter().filter_map(|s| s.cpu).collect();
-            wall.push(secs(median(&walls)));
+            wall.push(secs(stats::median(&walls)));
             cpu.push(if has_cpu {
-                secs(median(&cpus))
+                secs(stats::median(&cpus))
             } else {
                 f64::NAN
             });
@@ -380,13 +376,23 @@ fn main() {
                 cpu[cpu.len() - 1]
             );
         }
-        for (what, m) in [("wall", &wall), ("CPU", &cpu)] {
+        // Document's extra over serde's, run by run (the runs of one
+        // repetition are adjacent, so they share the machine's load).
+        let per_round = |time: fn(&Sample) -> Option<Duration>| {
+            Spread::of((0..reps).map(|k| {
+                let t = |variant: usize| time(&samples[variant][k]).map_or(f64::NAN, secs);
+                let (c, a, b) = (t(0), t(1), t(2));
+                (b - a) / (a - c)
+            }))
+        };
+        let spreads = [per_round(|s| Some(s.wall)), per_round(|s| s.cpu)];
+        for ((what, m), per_round) in [("wall", &wall), ("CPU", &cpu)].into_iter().zip(spreads) {
             if what == "CPU" && !has_cpu {
                 continue;
             }
             let (c, a, b) = (m[0], m[1], m[2]);
             println!(
-                "  {what:>4}: serde's extra (a - c) {:.2} s; Document's extra (b - a) {:.2} s; ratio Document/serde {:.2} (goal < 1.0)",
+                "  {what:>4}: serde's extra (a - c) {:.2} s; Document's extra (b - a) {:.2} s; ratio Document/serde {:.2} (goal < 1.0); per run: {per_round}",
                 a - c,
                 b - a,
                 (b - a) / (a - c)

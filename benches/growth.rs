@@ -31,6 +31,7 @@ use futures_util::TryStreamExt;
 use mongodb::error::{Error as DriverError, ErrorKind, WriteFailure};
 use mongodb::{Collection, Database};
 use schema_core::prelude::*;
+use schema_testkit::stats::{self, Spread};
 use serde::{Deserialize, Serialize};
 
 /// Message counts at which the tiny updates are timed.
@@ -79,11 +80,6 @@ fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
-}
-
-fn median(samples: &mut [Duration]) -> Duration {
-    samples.sort();
-    samples[samples.len() / 2]
 }
 
 /// The server's error code and message, for write and command errors.
@@ -219,11 +215,14 @@ struct Row {
     array: Duration,
     neighbor: Duration,
     referenced: Duration,
+    /// Per-round ratios array/referenced.
+    ratio: Spread,
 }
 
 /// `updates` tiny updates of each room, interleaved, after one untimed each;
-/// returns the medians (array, neighbor, referenced).
-async fn tiny_updates(rooms: &Rooms, updates: usize) -> (Duration, Duration, Duration) {
+/// returns the medians (array, neighbor, referenced) and the spread of the
+/// per-round ratios array/referenced.
+async fn tiny_updates(rooms: &Rooms, updates: usize) -> (Duration, Duration, Duration, Spread) {
     let order = [ARRAY_ROOM, NEIGHBOR_ROOM, REFERENCED_ROOM];
     for room in order {
         rooms.touch(room, -1).await;
@@ -234,8 +233,14 @@ async fn tiny_updates(rooms: &Rooms, updates: usize) -> (Duration, Duration, Dur
             samples.push(rooms.touch(room, i).await);
         }
     }
-    let [mut a, mut n, mut r] = samples;
-    (median(&mut a), median(&mut n), median(&mut r))
+    let [a, n, r] = samples;
+    let ratio = Spread::of_ratios(&a, &r);
+    (
+        stats::median(&a),
+        stats::median(&n),
+        stats::median(&r),
+        ratio,
+    )
 }
 
 #[tokio::main]
@@ -302,15 +307,18 @@ async fn main() {
         "  referenced: the framework's model, one `{}` document per message",
         RoomMessage::COLLECTION
     );
+    println!("  array/ref: median of the per-round ratios array/referenced, with their p10-p90");
     println!(
-        "{:>8}  {:>12}  {:>13}  {:>13}  {:>9}  {:>11}  {:>13}",
+        "{:>8}  {:>12}  {:>13}  {:>13}  {:>9}  {:>11}  {:>13}  {:>9}  {:>13}",
         "messages",
         "array doc MB",
         "array ms/push",
         "ref ms/insert",
         "array ms",
         "neighbor ms",
-        "referenced ms"
+        "referenced ms",
+        "array/ref",
+        "p10-p90"
     );
 
     let mut rows: Vec<Row> = Vec::new();
@@ -328,25 +336,28 @@ async fn main() {
             pushes.push(push);
             inserts.push(insert);
         }
-        let (array, neighbor, referenced) = tiny_updates(&rooms, updates).await;
+        let (array, neighbor, referenced, ratio) = tiny_updates(&rooms, updates).await;
         let row = Row {
             messages: mark,
             array_mb: rooms.size(ARRAY_ROOM).await as f64 / 1_048_576.0,
-            push_ms: ms(median(&mut pushes)),
-            insert_ms: ms(median(&mut inserts)),
+            push_ms: ms(stats::median(&pushes)),
+            insert_ms: ms(stats::median(&inserts)),
             array,
             neighbor,
             referenced,
+            ratio,
         };
         println!(
-            "{:>8}  {:>12.2}  {:>13.2}  {:>13.2}  {:>9.2}  {:>11.2}  {:>13.2}",
+            "{:>8}  {:>12.2}  {:>13.2}  {:>13.2}  {:>9.2}  {:>11.2}  {:>13.2}  {:>9.2}  {:>13}",
             row.messages,
             row.array_mb,
             row.push_ms,
             row.insert_ms,
             ms(row.array),
             ms(row.neighbor),
-            ms(row.referenced)
+            ms(row.referenced),
+            row.ratio.median,
+            row.ratio.range()
         );
         rows.push(row);
     }
@@ -399,14 +410,14 @@ async fn main() {
         // The referenced room takes the message the array room refused.
         rooms.insert(1).await;
         rooms.count += 1;
-        let (array, neighbor, referenced) = tiny_updates(&rooms, updates).await;
+        let (array, neighbor, referenced, ratio) = tiny_updates(&rooms, updates).await;
         let stored = rooms
             .messages
             .count_documents(doc! { RoomMessage::FIELDS.room_id.name(): REFERENCED_ROOM })
             .await
             .expect("count");
         println!(
-            "at the limit: array doc {:.2} MB; tiny update medians array {:.2} ms, neighbor {:.2} ms, referenced {:.2} ms; the referenced room holds {stored} messages",
+            "at the limit: array doc {:.2} MB; tiny update medians array {:.2} ms, neighbor {:.2} ms, referenced {:.2} ms (array/ref {ratio}); the referenced room holds {stored} messages",
             rooms.size(ARRAY_ROOM).await as f64 / 1_048_576.0,
             ms(array),
             ms(neighbor),

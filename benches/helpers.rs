@@ -1,10 +1,14 @@
 //! Each relationship helper side by side with the same operation written by
 //! hand with the `mongodb` driver, interleaved in one run (alternating which
-//! goes first). Prints the median latency of each, the ratio helper/raw, and
-//! the server commands each sends per operation.
+//! goes first in each round). Prints, per operation, the median latency of
+//! each side, the median of the per-round ratios helper/raw with their
+//! p10-p90 range, and every command each side sends per operation (all
+//! commands the driver reports, none left out by name). A first line gives
+//! the one-time costs of a new `Repo` and a new `Links` (their `listIndexes`
+//! and `hello`), which the rows leave out.
 //!
-//! Run: `cargo bench --bench helpers` (about half a minute). `ITERATIONS=N`
-//! changes the number of runs of each (default 200).
+//! Run: `cargo bench --bench helpers`. `ITERATIONS=N` changes the number of
+//! rounds of each row (default 200).
 
 use std::time::{Duration, Instant};
 
@@ -12,6 +16,8 @@ use bson::{doc, DateTime, Document as BsonDocument};
 use futures_util::TryStreamExt;
 use mongodb::{Client, Collection, Database};
 use schema_core::prelude::*;
+use schema_core::{run_in_transaction, Cursor, RetryPolicy};
+use schema_testkit::stats::{self, Spread};
 use schema_testkit::CommandLog;
 use serde::{Deserialize, Serialize};
 
@@ -74,15 +80,10 @@ struct Side {
     commands: u64,
 }
 
-impl Side {
-    fn median(&mut self) -> Duration {
-        self.times.sort();
-        self.times[self.times.len() / 2]
-    }
-}
-
-/// Runs `helper` and `raw` alternately `n` times each (iteration `i` is
-/// passed to both) and prints one row.
+/// Runs `helper` and `raw` in `n` rounds (iteration `i` is passed to both;
+/// which goes first alternates) and prints one row. One untimed call of
+/// each comes first (connections, caches, first-use checks); its commands
+/// are not counted.
 async fn compare<H, R, FH, FR>(name: &str, n: usize, log: &CommandLog, mut helper: H, mut raw: R)
 where
     H: FnMut(usize) -> FH,
@@ -91,39 +92,36 @@ where
     FR: std::future::Future<Output = ()>,
 {
     let (mut h, mut r) = (Side::default(), Side::default());
-    // Warm-up (connections, caches, the helpers' one-time topology check).
     helper(n).await;
     raw(n).await;
     log.clear();
     for i in 0..n {
-        for first in [i % 2 == 0, i % 2 != 0] {
-            let (side, is_helper) = if first {
-                (&mut h, true)
-            } else {
-                (&mut r, false)
-            };
+        for helper_turn in [i % 2 == 0, i % 2 != 0] {
             let start = Instant::now();
-            if is_helper {
+            if helper_turn {
                 helper(i).await;
             } else {
                 raw(i).await;
             }
+            let side = if helper_turn { &mut h } else { &mut r };
             side.times.push(start.elapsed());
             side.commands += log.take().len() as u64;
         }
     }
-    let (mh, mr) = (h.median(), r.median());
+    let us = |times: &[Duration]| stats::median(times).as_secs_f64() * 1e6;
+    let ratio = Spread::of_ratios(&h.times, &r.times);
     println!(
-        "{name:<28} {:>10.1} {:>10.1} {:>8.3} {:>9.1} {:>9.1}",
-        mh.as_secs_f64() * 1e6,
-        mr.as_secs_f64() * 1e6,
-        mh.as_secs_f64() / mr.as_secs_f64(),
+        "{name:<30} {:>9.1} {:>9.1} {:>7.3} {:>11} {:>8.1} {:>8.1}",
+        us(&h.times),
+        us(&r.times),
+        ratio.median,
+        ratio.range(),
         h.commands as f64 / n as f64,
         r.commands as f64 / n as f64,
     );
 }
 
-async fn seed(db: &Database) {
+async fn seed(db: &Database, rounds: usize) {
     Schema::new()
         .with::<User>()
         .with::<Post>()
@@ -168,63 +166,103 @@ async fn seed(db: &Database) {
             .await
             .expect("board");
     }
-    for i in 0..4 {
-        db.collection::<Student>("students")
-            .insert_one(Student {
-                id: format!("s{i}"),
-                course_ids: Vec::new(),
-            })
-            .await
-            .expect("student");
-        db.collection::<Course>("courses")
-            .insert_one(Course {
-                id: format!("c{i}"),
-                student_ids: Vec::new(),
-            })
-            .await
-            .expect("course");
-    }
+    // One student per round and side (and one for the first-use line), 4
+    // courses per side (the helper's `h..`, the raw side's `r..`).
+    let students: Vec<Student> = ["h", "r"]
+        .iter()
+        .flat_map(|side| (0..=rounds + 1).map(move |i| format!("{side}s{i}")))
+        .chain(["first".to_owned()])
+        .map(|id| Student {
+            id,
+            course_ids: Vec::new(),
+        })
+        .collect();
+    Repo::<Student>::new(db)
+        .insert_many(&students)
+        .await
+        .expect("students");
+    let courses: Vec<Course> = ["h", "r"]
+        .iter()
+        .flat_map(|side| (0..COURSES).map(move |i| format!("{side}c{i}")))
+        .map(|id| Course {
+            id,
+            student_ids: Vec::new(),
+        })
+        .collect();
+    Repo::<Course>::new(db)
+        .insert_many(&courses)
+        .await
+        .expect("courses");
 }
 
-/// The hand-written two-sided link: both `$addToSet`s (bounded, as the
-/// helper's) in one transaction.
+/// Courses per side in the link rows: each gets `rounds / COURSES` students.
+const COURSES: usize = 4;
+
+/// The student and course of round `i` on `side` (`"h"` or `"r"`).
+fn pair(side: &str, i: usize) -> (String, String) {
+    (format!("{side}s{i}"), format!("{side}c{}", i % COURSES))
+}
+
+/// The hand-written two-sided link (or unlink, with `pull`): both
+/// `$addToSet`s, bounded as the helper's (or both `$pull`s), in a transaction
+/// run by the same runner as the helper's, with the same retry policy and
+/// commit write concern (`{w: "majority", j: true}`).
 async fn raw_link(client: &Client, db: &Database, sid: &str, cid: &str, pull: bool) {
     let students = db.collection::<BsonDocument>("students");
     let courses = db.collection::<BsonDocument>("courses");
-    let mut session = client.start_session().await.expect("session");
-    session.start_transaction().await.expect("start");
-    if pull {
-        students
-            .update_one(doc! { "_id": sid }, doc! { "$pull": { "courseIds": cid } })
-            .session(&mut session)
-            .await
-            .expect("pull");
-        courses
-            .update_one(doc! { "_id": cid }, doc! { "$pull": { "studentIds": sid } })
-            .session(&mut session)
-            .await
-            .expect("pull");
+    let (student, course) = if pull {
+        (
+            (doc! { "_id": sid }, doc! { "$pull": { "courseIds": cid } }),
+            (doc! { "_id": cid }, doc! { "$pull": { "studentIds": sid } }),
+        )
     } else {
-        let r = students
-            .update_one(
+        (
+            (
                 doc! { "_id": sid, "$or": [ { "courseIds": cid }, { "courseIds.49": { "$exists": false } } ] },
                 doc! { "$addToSet": { "courseIds": cid } },
-            )
-            .session(&mut session)
-            .await
-            .expect("add");
-        assert_eq!(r.matched_count, 1);
-        let r = courses
-            .update_one(
+            ),
+            (
                 doc! { "_id": cid, "$or": [ { "studentIds": sid }, { "studentIds.499": { "$exists": false } } ] },
                 doc! { "$addToSet": { "studentIds": sid } },
-            )
-            .session(&mut session)
-            .await
-            .expect("add");
-        assert_eq!(r.matched_count, 1);
-    }
-    session.commit_transaction().await.expect("commit");
+            ),
+        )
+    };
+    let writes = (&students, &courses, &student, &course);
+    run_in_transaction(
+        client,
+        &RetryPolicy::default(),
+        writes,
+        |session, (students, courses, student, course)| {
+            Box::pin(async move {
+                let r = students
+                    .update_one(student.0.clone(), student.1.clone())
+                    .session(&mut *session)
+                    .await?;
+                assert_eq!(r.matched_count, 1, "student {student:?}");
+                let r = courses
+                    .update_one(course.0.clone(), course.1.clone())
+                    .session(&mut *session)
+                    .await?;
+                assert_eq!(r.matched_count, 1, "course {course:?}");
+                Ok(())
+            })
+        },
+    )
+    .await
+    .expect("raw link");
+}
+
+/// The commands `op` sends, with its time: for the first-use line.
+async fn first_use<F: std::future::Future<Output = ()>>(log: &CommandLog, op: F) -> String {
+    log.clear();
+    let start = Instant::now();
+    op.await;
+    let took = start.elapsed();
+    format!(
+        "{} ({:.0} us)",
+        log.take().join(", "),
+        took.as_secs_f64() * 1e6
+    )
 }
 
 #[tokio::main]
@@ -232,13 +270,14 @@ async fn main() {
     let n: usize = std::env::var("ITERATIONS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(200);
+        .unwrap_or(200)
+        .max(1);
     let (client, log) = schema_testkit::counting_client()
         .await
         .expect("a server: set MONGODB_URI or install secantusd-rs");
     let db = client.database("bench_helpers");
     db.drop().await.expect("drop");
-    seed(&db).await;
+    seed(&db, n).await;
 
     let posts = Repo::<Post>::new(&db);
     let users = Repo::<User>::new(&db);
@@ -247,10 +286,38 @@ async fn main() {
     let raw_boards = db.collection::<BsonDocument>("boards");
     let links = Links::new(&db, Student::FIELDS.course_ids);
 
-    println!("{n} runs of each, interleaved; medians in microseconds; commands per operation");
+    // What a new `Repo` and a new `Links` send once, on their first page and
+    // their first link; the rows below reuse theirs, as an application does.
+    let page_1 = first_use(&log, async {
+        let fresh = Repo::<Post>::new(&db);
+        let page = fresh
+            .children(Post::FIELDS.author_id, &"user_1".to_owned())
+            .page_size(10)
+            .page()
+            .await
+            .expect("page");
+        assert_eq!(page.items.len(), 10);
+    })
+    .await;
+    let first_link = first_use(&log, async {
+        Links::new(&db, Student::FIELDS.course_ids)
+            .link(&"first".to_owned(), &"hc0".to_owned())
+            .await
+            .expect("link");
+    })
+    .await;
     println!(
-        "{:<28} {:>10} {:>10} {:>8} {:>9} {:>9}",
-        "operation", "helper", "raw", "ratio", "cmd:help", "cmd:raw"
+        "first use, once per new instance (not in the rows): Repo page 1: {page_1}; \
+         Links link: {first_link}"
+    );
+
+    println!(
+        "{n} rounds of each, interleaved; medians in microseconds; ratio: median of the \
+         per-round ratios helper/raw, with their p10-p90; every command sent per operation"
+    );
+    println!(
+        "{:<30} {:>9} {:>9} {:>7} {:>11} {:>8} {:>8}",
+        "operation", "helper", "raw", "ratio", "p10-p90", "cmd:help", "cmd:raw"
     );
 
     compare(
@@ -369,6 +436,65 @@ async fn main() {
     )
     .await;
 
+    // Page 2 of each author: the cursor of page 1, from each side's own page 1.
+    let authors = n.min(1000);
+    let mut cursors: Vec<Cursor> = Vec::with_capacity(authors);
+    let mut raw_cursors: Vec<(DateTime, String)> = Vec::with_capacity(authors);
+    for a in 0..authors {
+        let author = format!("user_{a}");
+        let page = posts
+            .children(Post::FIELDS.author_id, &author)
+            .page_size(10)
+            .page()
+            .await
+            .expect("page");
+        cursors.push(page.next.expect("a second page"));
+        let last = page.items.last().expect("a full page");
+        raw_cursors.push((last.at, last.id.clone()));
+    }
+    compare(
+        "page of 10 (keyset, page 2)",
+        n,
+        &log,
+        |i| {
+            let (posts, cursors) = (&posts, &cursors);
+            async move {
+                let author = format!("user_{}", i % authors);
+                let page = posts
+                    .children(Post::FIELDS.author_id, &author)
+                    .page_size(10)
+                    .after(cursors[i % authors].clone())
+                    .page()
+                    .await
+                    .expect("page");
+                assert_eq!(page.items.len(), 10);
+            }
+        },
+        |i| {
+            let (raw, raw_cursors) = (&raw_posts, &raw_cursors);
+            async move {
+                let author = format!("user_{}", i % authors);
+                let (at, id) = &raw_cursors[i % authors];
+                let page: Vec<Post> = raw
+                    .find(doc! {
+                        "authorId": author,
+                        "at": { "$lte": at },
+                        "$or": [ { "at": { "$lt": at } }, { "_id": { "$lt": id } } ],
+                    })
+                    .sort(doc! { "at": -1, "_id": -1 })
+                    .limit(10)
+                    .batch_size(10)
+                    .await
+                    .expect("find")
+                    .try_collect()
+                    .await
+                    .expect("page");
+                assert_eq!(page.len(), 10);
+            }
+        },
+    )
+    .await;
+
     compare(
         "count children",
         n,
@@ -431,26 +557,34 @@ async fn main() {
     )
     .await;
 
+    // Link and unlink, each its own row: round i links (then unlinks) its
+    // own student to one of 4 courses, on each side.
     let links = &links;
-    compare(
-        "two-sided link + unlink",
-        n / 2,
-        &log,
-        |i| async move {
-            let (s, c) = (format!("s{}", i % 2), format!("c{}", i % 2));
-            links.link(&s, &c).await.expect("link");
-            links.unlink(&s, &c).await.expect("unlink");
-        },
-        |i| {
-            let (client, db) = (&client, &db);
-            async move {
-                let (s, c) = (format!("s{}", 2 + i % 2), format!("c{}", 2 + i % 2));
-                raw_link(client, db, &s, &c, false).await;
-                raw_link(client, db, &s, &c, true).await;
-            }
-        },
-    )
-    .await;
+    for (row, pull) in [("two-sided link", false), ("two-sided unlink", true)] {
+        compare(
+            row,
+            n,
+            &log,
+            |i| async move {
+                let (s, c) = pair("h", i);
+                if pull {
+                    links.unlink(&s, &c).await.expect("unlink");
+                } else {
+                    links.link(&s, &c).await.expect("link");
+                }
+            },
+            |i| {
+                let (client, db) = (&client, &db);
+                async move {
+                    let (s, c) = pair("r", i);
+                    raw_link(client, db, &s, &c, pull).await;
+                }
+            },
+        )
+        .await;
+    }
+    let report = links.verify().await.expect("verify");
+    assert!(report.is_consistent(), "{report:?}");
 
     let edges = Through::<User, Course>::new(&db, "enrollments", "userId", "courseId");
     let mut schema = Schema::new();
@@ -475,13 +609,19 @@ async fn main() {
     })
     .await;
 
-    let plan = posts
-        .children(Post::FIELDS.author_id, &"user_42".to_owned())
-        .page_size(10)
-        .explain()
-        .await
-        .expect("explain");
-    println!("\npage 1 of user_42's posts: {plan}");
+    let user_42 = "user_42".to_owned();
+    let page_1 = posts
+        .children(Post::FIELDS.author_id, &user_42)
+        .page_size(10);
+    println!(
+        "\npage 1 of user_42's posts: {}",
+        page_1.explain().await.expect("explain")
+    );
+    let next = page_1.page().await.expect("page").next.expect("page 2");
+    println!(
+        "page 2 of user_42's posts: {}",
+        page_1.after(next).explain().await.expect("explain")
+    );
     db.drop().await.expect("drop");
 }
 

@@ -10,6 +10,9 @@
 //! `_id` already returned with the current value
 //! (`{authorId, at: {$lte: last}, _id: {$nin: [...]}}`, `sort: {at: -1}`).
 //!
+//! Each page's row ends with the median and p10-p90 of the per-round ratios
+//! this/ids-cursor.
+//!
 //! Run: `cargo bench --bench paging_ties` (uses `MONGODB_URI` when set,
 //! otherwise starts an embedded `secantusd-rs`). `ROUNDS=N` times each page
 //! N times (default 20), interleaved.
@@ -23,6 +26,7 @@ use mongodb::{Collection, IndexModel};
 use schema_core::prelude::*;
 use schema_core::relation::Cursor;
 use schema_core::{explain_find, FindShape};
+use schema_testkit::stats::{self, Spread};
 use serde::{Deserialize, Serialize};
 
 const RUN: usize = 5_000;
@@ -44,9 +48,8 @@ struct Post {
     at: DateTime,
 }
 
-fn median(mut times: Vec<Duration>) -> f64 {
-    times.sort();
-    times[times.len() / 2].as_secs_f64() * 1e6
+fn median_us(times: &[Duration]) -> f64 {
+    stats::median(times).as_secs_f64() * 1e6
 }
 
 fn bytes(doc: &BsonDocument) -> usize {
@@ -139,10 +142,11 @@ async fn main() {
 
     println!(
         "{RUN} posts of one author at one instant (+{RUN} of another); page size {PAGE}; \
-         medians of {rounds} rounds in microseconds"
+         medians of {rounds} rounds in microseconds; ratio: median of the per-round ratios \
+         this/ids-cursor, with their p10-p90"
     );
     println!(
-        "{:<6} {:>10} {:>5} {:>5} {:>6} {:>9} | {:>10} {:>5} {:>5} {:>9}",
+        "{:<6} {:>10} {:>5} {:>5} {:>6} {:>9} | {:>10} {:>5} {:>5} {:>9} | {:>6} {:>11}",
         "page",
         "this",
         "keys",
@@ -152,7 +156,9 @@ async fn main() {
         "ids-cursor",
         "keys",
         "docs",
-        "cursor B"
+        "cursor B",
+        "ratio",
+        "p10-p90"
     );
     for k in PAGES {
         let cursor = cursors[k - 1].clone();
@@ -179,6 +185,7 @@ async fn main() {
                 }
             }
         }
+        let ratio = Spread::of_ratios(&new_times, &old_times);
         let plan = query.explain().await.expect("explain");
         let old_plan = explain_find(&db, "posts", &old).await.expect("explain");
         assert!(
@@ -195,16 +202,18 @@ async fn main() {
             bytes(&doc! { "last": DateTime::from_millis(AT_MS), "id": last, "ties": ties })
         };
         println!(
-            "{k:<6} {:>10.0} {:>5} {:>5} {:>6} {:>9} | {:>10.0} {:>5} {:>5} {:>9}",
-            median(new_times),
+            "{k:<6} {:>10.0} {:>5} {:>5} {:>6} {:>9} | {:>10.0} {:>5} {:>5} {:>9} | {:>6.2} {:>11}",
+            median_us(&new_times),
             plan.keys_examined,
             plan.docs_examined,
             plan.finds,
             cursor_bytes,
-            median(old_times),
+            median_us(&old_times),
             old_plan.keys_examined,
             old_plan.docs_examined,
             old_cursor_bytes,
+            ratio.median,
+            ratio.range(),
         );
         println!("       plan: {plan}");
         println!("       ids-cursor plan: {old_plan}");

@@ -191,3 +191,23 @@ impl CommandLog {
         record.failures.clear();
     }
 }
+
+/// Command names counted by name, in order of first appearance:
+/// `1 listCollections, 20 listIndexes` (`none` when empty).
+pub fn tally(names: &[String]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for name in names {
+        match counts.iter_mut().find(|(n, _)| n == name) {
+            Some((_, count)) => *count += 1,
+            None => counts.push((name, 1)),
+        }
+    }
+    if counts.is_empty() {
+        return "none".to_owned();
+    }
+    counts
+        .iter()
+        .map(|(name, count)| format!("{count} {name}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

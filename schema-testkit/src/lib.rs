@@ -7,7 +7,9 @@
 //!   [`CommandLog`] (the one command counter of the tests, examples and
 //!   benchmarks);
 //! - [`failpoint`]: the server's `failCommand` failpoint, scoped to one client;
-//! - [`models`]: the seed models the integration tests share.
+//! - [`models`]: the seed models the integration tests share;
+//! - [`stats`]: medians and the p10-p90 spread of per-round ratios, for the
+//!   benchmarks.
 #![warn(missing_docs)]
 
 pub mod command_log;
@@ -15,5 +17,6 @@ pub mod failpoint;
 #[allow(missing_docs)] // test models: their doc comments say what each seed is
 pub mod models;
 pub mod server;
+pub mod stats;
 
-pub use command_log::{counting_client, counting_client_with, CommandLog, Failure};
+pub use command_log::{counting_client, counting_client_with, tally, CommandLog, Failure};
