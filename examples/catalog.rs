@@ -235,7 +235,9 @@ async fn main() -> Result {
 
     heading("Products with a white sku");
     let white = "white".to_owned();
-    let expected = products.count(doc! { "colors": &white }).await?;
+    let expected = products
+        .count(Product::FIELDS.colors.contains(&white))
+        .await?;
     // The seed's reference-only way: the skus first, then the products.
     let sku_scan = explain_find(
         &db,
@@ -325,9 +327,13 @@ async fn main() -> Result {
     );
     assert_eq!(sku_now.color, "red");
     assert_eq!(shirt_now.colors, ["black", "red"]);
-    let white_now = products.count(doc! { "colors": &white }).await?;
+    let white_now = products
+        .count(Product::FIELDS.colors.contains(&white))
+        .await?;
     let red_shirt = products
-        .count(doc! { "_id": shirt.id, "colors": "red" })
+        .count(
+            Product::FIELDS.id.eq(&shirt.id) & Product::FIELDS.colors.contains(&"red".to_owned()),
+        )
         .await?;
     println!(
         "products with a white sku: {expected} -> {white_now}; New T-shirts found by \"red\": {}",

@@ -92,10 +92,7 @@ async fn main() -> Result {
 
     messages.insert(&message(&room, 0, &text)).await?;
     rooms
-        .update(
-            &room,
-            doc! { "$inc": { Room::FIELDS.message_count.name(): 1 } },
-        )
+        .update(&room, Room::FIELDS.message_count.inc(&1))
         .await?;
     let at_one = tiny_update(&rooms, &room).await?;
     let size_one = stored_size(&rooms, &room).await?;
@@ -109,10 +106,7 @@ async fn main() -> Result {
     for chunk in rest.chunks(300) {
         messages.insert_many(chunk).await?;
         rooms
-            .update(
-                &room,
-                doc! { "$inc": { Room::FIELDS.message_count.name(): chunk.len() as i64 } },
-            )
+            .update(&room, Room::FIELDS.message_count.inc(&(chunk.len() as i64)))
             .await?;
     }
     let at_all = tiny_update(&rooms, &room).await?;

@@ -79,9 +79,8 @@ async fn add_item(
                     .push(id, item)
                     .session(s)
                     .await?;
-                let total = Order::FIELDS.total.name();
                 orders
-                    .update(id, doc! { "$inc": { total: amount } })
+                    .update(id, Order::FIELDS.total.inc(&amount))
                     .session(s)
                     .await?;
                 Ok(())

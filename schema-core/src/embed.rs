@@ -125,7 +125,13 @@ impl<M, C: EmbedArray, P> EmbedField<M, C, P> {
 
 impl<M: Document> Repo<M> {
     /// The bounded-array helpers for one `#[embed(max = N)]` field.
-    pub fn embed<C, P>(&self, field: EmbedField<M, C, P>) -> Embed<'_, M, C> {
+    ///
+    /// Not for an array inside an array of sub-documents, whose guard could
+    /// not name one item's array (it does not compile).
+    pub fn embed<C, P: crate::path::OutsideArrays>(
+        &self,
+        field: EmbedField<M, C, P>,
+    ) -> Embed<'_, M, C> {
         Embed {
             repo: self,
             field: field.erase(),

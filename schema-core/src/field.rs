@@ -12,7 +12,7 @@ use crate::error::Result;
 use crate::filter::{Filter, Node, Op};
 use crate::index::Direction;
 use crate::model::Document as Model;
-use crate::path::{Nested, NestedFields, Prefix, Root};
+use crate::path::{Below, Nested, NestedFields, Prefix, Root};
 
 /// Marks what a zero-sized handle is about, without owning it.
 pub(crate) type Owns<T> = PhantomData<fn() -> T>;
@@ -45,9 +45,9 @@ impl<M, T, P> Field<M, T, P> {
 /// dereferences to the sub-document's field constants, below its path:
 /// `User::FIELDS.profile.display_name`.
 impl<M: 'static, T: Nested, P: Prefix> std::ops::Deref for Field<M, T, P> {
-    type Target = T::Fields<M, P>;
+    type Target = T::Fields<M, Below<P, T::Count>>;
     fn deref(&self) -> &Self::Target {
-        <T::Fields<M, P> as NestedFields>::FIELDS
+        <Self::Target as NestedFields>::FIELDS
     }
 }
 
@@ -75,6 +75,25 @@ impl<T> Compare<T> for Option<T> {}
 impl<T> Compare<T> for Box<T> {}
 impl Compare<str> for String {}
 impl Compare<str> for Option<String> {}
+
+/// The path type of a field constant whose field has `#[serde(with)]` or
+/// `serialize_with`: the field stores what its serializer writes, not what
+/// its type's own `Serialize` would, so it takes no typed value (a value
+/// serialized as the type could silently match nothing, or store another
+/// form). Filter or update it with a raw `bson::Document` holding the stored
+/// form; `exists` and `unset` still work.
+pub struct CustomSerializer;
+
+/// A field whose values are stored as its type serializes them: every
+/// field constant but a [`CustomSerializer`] one.
+#[diagnostic::on_unimplemented(
+    message = "this field has `#[serde(with)]` or `serialize_with`: it takes no typed value",
+    label = "its stored form is the serializer's, not its type's",
+    note = "a value serialized as the field's type could silently match nothing, or store another form: give the stored form in a raw `bson::Document`"
+)]
+pub trait Typed {}
+impl Typed for () {}
+impl<P: Prefix> Typed for P {}
 
 /// Comparisons: each is one [`Predicate`](crate::filter::Predicate) on the
 /// field's stored path. A value that has no BSON form (a `u64` above
@@ -119,6 +138,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     pub fn eq<V: Serialize + ?Sized>(&self, value: &V) -> Filter<M>
     where
         T: Compare<V>,
+        P: Typed,
     {
         self.compare(Op::Eq, value)
     }
@@ -127,6 +147,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     pub fn ne<V: Serialize + ?Sized>(&self, value: &V) -> Filter<M>
     where
         T: Compare<V>,
+        P: Typed,
     {
         self.compare(Op::Ne, value)
     }
@@ -135,6 +156,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     pub fn gt<V: Serialize + ?Sized>(&self, value: &V) -> Filter<M>
     where
         T: Compare<V>,
+        P: Typed,
     {
         self.compare(Op::Gt, value)
     }
@@ -143,6 +165,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     pub fn gte<V: Serialize + ?Sized>(&self, value: &V) -> Filter<M>
     where
         T: Compare<V>,
+        P: Typed,
     {
         self.compare(Op::Gte, value)
     }
@@ -151,6 +174,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     pub fn lt<V: Serialize + ?Sized>(&self, value: &V) -> Filter<M>
     where
         T: Compare<V>,
+        P: Typed,
     {
         self.compare(Op::Lt, value)
     }
@@ -159,6 +183,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     pub fn lte<V: Serialize + ?Sized>(&self, value: &V) -> Filter<M>
     where
         T: Compare<V>,
+        P: Typed,
     {
         self.compare(Op::Lte, value)
     }
@@ -170,6 +195,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     ) -> Filter<M>
     where
         T: Compare<V>,
+        P: Typed,
     {
         self.list(Op::In, values)
     }
@@ -182,6 +208,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     ) -> Filter<M>
     where
         T: Compare<V>,
+        P: Typed,
     {
         self.list(Op::Nin, values)
     }
@@ -237,7 +264,10 @@ where
     /// assert_eq!(white.into_document()?, bson::doc! { "colors": "white" });
     /// # Ok::<(), schema_core::Error>(())
     /// ```
-    pub fn contains(&self, item: &C::Item) -> Filter<M> {
+    pub fn contains(&self, item: &C::Item) -> Filter<M>
+    where
+        P: Typed,
+    {
         self.compare(Op::Eq, item)
     }
 
@@ -264,6 +294,7 @@ where
     pub fn contains_all<'a>(&self, items: impl IntoIterator<Item = &'a C::Item>) -> Filter<M>
     where
         C::Item: 'a,
+        P: Typed,
     {
         self.list(Op::All, items)
     }
@@ -326,6 +357,7 @@ where
     pub fn elem_match<F>(&self, condition: F) -> Filter<M>
     where
         F: FnOnce(&<C::Item as Nested>::Fields<Elem<M>, Root>) -> Filter<Elem<M>>,
+        P: Typed,
     {
         let fields = <<C::Item as Nested>::Fields<Elem<M>, Root> as NestedFields>::FIELDS;
         let path = self.name;

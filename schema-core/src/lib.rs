@@ -74,11 +74,11 @@ pub mod __private {
         assert_bounded, assert_bounded_items, AsField, AsItem, Bounded, BoundedAt,
         BoundedCollection, Deeper, DepthBudget, Nesting, NoDepthLeft,
     };
-    pub use crate::field::{EmbedField, Field, Keep, LinkField, RefField};
+    pub use crate::field::{CustomSerializer, EmbedField, Field, Keep, LinkField, RefField};
     pub use crate::id::{IdAccepted, IdProbe, IdRefused};
     pub use crate::index::{Direction, IndexOrigin, IndexSpec};
     pub use crate::model::{Document, Embedded};
-    pub use crate::path::{FieldNames, Nested, NestedFields, Prefix, Root, Seg};
+    pub use crate::path::{FieldNames, Nested, NestedFields, One, Prefix, Root, Seg};
     pub use crate::relation::Relation;
     pub use crate::schema_depth::schema_of;
     pub use crate::validator::{

@@ -133,6 +133,8 @@ impl<N: FieldNames + ?Sized + 'static, P: Prefix, const I: usize> Prefix for Seg
 pub trait Nested {
     /// The field constants of model `M` below path `P`.
     type Fields<M: 'static, P: Prefix>: NestedFields;
+    /// [`Many`] for an array (its paths reach every item), else [`One`].
+    type Count: 'static;
 }
 
 /// A struct of field constants, built in a constant.
@@ -141,25 +143,49 @@ pub trait NestedFields: 'static {
     const FIELDS: &'static Self;
 }
 
+/// The path of a field holding one sub-document.
+pub struct One;
+
+/// The path of a field holding an array of sub-documents: a path below it
+/// names a field of every item.
+pub struct Many;
+
+/// The path `P` of a field holding `Count` ([`One`] or [`Many`])
+/// sub-documents: the prefix of their fields.
+pub struct Below<P, Count>(Owns<(P, Count)>);
+
+impl<P: Prefix, C: 'static> Prefix for Below<P, C> {
+    const PATH: &'static str = P::PATH;
+}
+
+/// A path that goes through no array: a push into an array at such a path
+/// can carry its guard (`path.N`), one through an array of sub-documents
+/// cannot (the server would not know which item's array to grow).
+#[diagnostic::on_unimplemented(
+    message = "this array is inside an array of sub-documents: a typed push cannot name one item's array, so it has no guard",
+    label = "a push through an array of sub-documents",
+    note = "push into the array of one item with a raw update (`$push` with a positional `$[<id>]` and `arrayFilters`), or keep those items in their own collection with `#[reference(index)]`"
+)]
+pub trait OutsideArrays {}
+impl OutsideArrays for () {}
+impl OutsideArrays for Root {}
+impl<N: ?Sized, P: OutsideArrays, const I: usize> OutsideArrays for Seg<N, P, I> {}
+impl<P: OutsideArrays> OutsideArrays for Below<P, One> {}
+
 macro_rules! forward {
-    ($($ty:ident<T $(, $extra:ident)?>),*) => {
+    ($count:ident: $($ty:ident<T $(, $extra:ident)?>),*) => {
         $(impl<T: Nested $(, $extra)?> Nested for $ty<T $(, $extra)?> {
             type Fields<M: 'static, P: Prefix> = T::Fields<M, P>;
+            type Count = forward!(@count $count);
         })*
     };
+    (@count Item) => { T::Count };
+    (@count Many) => { Many };
 }
-forward!(
-    Option<T>,
-    Box<T>,
-    Arc<T>,
-    Rc<T>,
-    Vec<T>,
-    VecDeque<T>,
-    LinkedList<T>,
-    BTreeSet<T>,
-    HashSet<T, S>
-);
+forward!(Item: Option<T>, Box<T>, Arc<T>, Rc<T>);
+forward!(Many: Vec<T>, VecDeque<T>, LinkedList<T>, BTreeSet<T>, HashSet<T, S>);
 
 impl<T: Nested, const N: usize> Nested for [T; N] {
     type Fields<M: 'static, P: Prefix> = T::Fields<M, P>;
+    type Count = Many;
 }

@@ -55,7 +55,8 @@ use crate::bounded::BoundedCollection;
 use crate::codec::value_to_bson;
 use crate::embed::{self, EmbedArray};
 use crate::error::{Error, Result};
-use crate::field::{Compare, EmbedField, Field, Scope};
+use crate::field::{Compare, EmbedField, Field, Scope, Typed};
+use crate::path::OutsideArrays;
 
 /// One update document of model `M` (see the [module docs](self)).
 #[must_use = "an update does nothing until a helper runs it"]
@@ -326,6 +327,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     pub fn set<V: Serialize + ?Sized>(&self, value: &V) -> Update<M>
     where
         T: Compare<V>,
+        P: Typed,
     {
         Update::op("$set", self.name(), self.bson(value))
     }
@@ -334,6 +336,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     pub fn inc<V: Number>(&self, by: &V) -> Update<M>
     where
         T: Compare<V>,
+        P: Typed,
     {
         Update::op("$inc", self.name(), self.bson(by))
     }
@@ -342,6 +345,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     pub fn mul<V: Number>(&self, by: &V) -> Update<M>
     where
         T: Compare<V>,
+        P: Typed,
     {
         Update::op("$mul", self.name(), self.bson(by))
     }
@@ -350,6 +354,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     pub fn min<V: Serialize + ?Sized>(&self, value: &V) -> Update<M>
     where
         T: Compare<V>,
+        P: Typed,
     {
         Update::op("$min", self.name(), self.bson(value))
     }
@@ -358,6 +363,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     pub fn max<V: Serialize + ?Sized>(&self, value: &V) -> Update<M>
     where
         T: Compare<V>,
+        P: Typed,
     {
         Update::op("$max", self.name(), self.bson(value))
     }
@@ -367,6 +373,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     pub fn current_date(&self) -> Update<M>
     where
         T: DateField,
+        P: Typed,
     {
         let kind = doc! { "$type": T::TYPE };
         Update::op("$currentDate", self.name(), Ok(Bson::Document(kind)))
@@ -429,7 +436,10 @@ where
     /// assert_eq!(parts.guard, bson::doc! { "tags.9": { "$exists": false } });
     /// # Ok::<(), schema_core::Error>(())
     /// ```
-    pub fn push(&self, item: &C::Item) -> Update<M> {
+    pub fn push(&self, item: &C::Item) -> Update<M>
+    where
+        P: OutsideArrays,
+    {
         self.push_all(std::slice::from_ref(item))
     }
 
@@ -437,7 +447,10 @@ where
     /// for the ones it does not hold yet). More items than `max` is
     /// [`Error::EmbedFull`] before anything is sent. Two pushes into one
     /// array in one update are one push of both (one guard counts both).
-    pub fn push_all(&self, items: &[C::Item]) -> Update<M> {
+    pub fn push_all(&self, items: &[C::Item]) -> Update<M>
+    where
+        P: OutsideArrays,
+    {
         let items: Result<Vec<Bson>> = items
             .iter()
             .map(|item| value_to_bson(item, M::NAME, self.name()))

@@ -95,14 +95,17 @@ fn constant(
         prefix,
         path,
     } = at;
-    // A custom serializer stores something the type does not describe: no
-    // paths below it.
-    let prefix = if field.serde.custom_serializer {
-        quote!(())
-    } else {
-        prefix.clone()
-    };
     match &field.kind {
+        // A custom serializer stores something the type does not describe:
+        // no typed values, no paths below it.
+        FieldKind::Plain | FieldKind::Embed(crate::attr::EmbedAttr { max: None, .. })
+            if field.serde.custom_serializer =>
+        {
+            (
+                quote!(#p::Field<#model, #ty, #p::CustomSerializer>),
+                quote!(#p::Field::new(#path)),
+            )
+        }
         FieldKind::Plain | FieldKind::Embed(crate::attr::EmbedAttr { max: None, .. }) => (
             quote!(#p::Field<#model, #ty, #prefix>),
             quote!(#p::Field::new(#path)),
@@ -252,6 +255,7 @@ pub fn nested(input: &Input) -> TokenStream {
         #[automatically_derived]
         impl #impl_generics #p::Nested for #this #where_clause {
             type Fields<__M: 'static, __P: #p::Prefix> = #ident<#(#args,)* __M, __P>;
+            type Count = #p::One;
         }
 
         #[automatically_derived]
