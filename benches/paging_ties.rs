@@ -53,7 +53,7 @@ fn median_us(times: &[Duration]) -> f64 {
 }
 
 fn bytes(doc: &BsonDocument) -> usize {
-    bson::to_vec(doc).map_or(0, |v| v.len())
+    bson::serialize_to_vec(doc).map_or(0, |v| v.len())
 }
 
 /// The previous release's page after `seen` (the `_id`s already returned
@@ -192,9 +192,9 @@ async fn main() {
             plan.shape().ends_with("IXSCAN(authorId_1_at_-1__id_-1)"),
             "{plan}"
         );
-        let cursor_bytes = cursor
-            .as_ref()
-            .map_or(0, |c| bytes(&bson::to_document(c).expect("cursor")));
+        let cursor_bytes = cursor.as_ref().map_or(0, |c| {
+            bytes(&bson::serialize_to_document(c).expect("cursor"))
+        });
         let old_cursor_bytes = if k == 1 {
             0
         } else {

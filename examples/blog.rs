@@ -64,7 +64,7 @@ async fn main() -> Result {
     heading("One-to-one: the profile is embedded, one read returns it");
     let id = "user_42".to_owned();
     let u = users.get(&id).await?.ok_or("user_42 is missing")?;
-    println!("{}", bson::to_document(&u)?);
+    println!("{}", bson::serialize_to_document(&u)?);
     println!("one read returns the profile: {}", u.profile.display_name);
     assert_eq!(u.profile.display_name, "User 42");
 

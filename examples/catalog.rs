@@ -170,7 +170,7 @@ async fn main() -> Result {
         .await?;
     for p in [&book, &dvd] {
         let stored = products.get(&p.id).await?.ok_or("missing product")?;
-        let doc = bson::to_document(&stored)?;
+        let doc = bson::serialize_to_document(&stored)?;
         println!(
             "{:8} price {:.2}  details: {}",
             stored.name,
@@ -185,7 +185,7 @@ async fn main() -> Result {
         assert_eq!(n, 1);
     }
     // The validator knows the tag: a product of an unknown type is refused.
-    let mut stray = bson::to_document(&book)?;
+    let mut stray = bson::serialize_to_document(&book)?;
     stray.insert("_id", ObjectId::new());
     stray.insert("details", doc! { "type": "vinyl" });
     let refused = db

@@ -235,7 +235,7 @@ async fn main() -> Result {
     let bypass = raw
         .update_one(
             doc! { "_id": big.id },
-            doc! { "$push": { "items": bson::to_bson(&item101)? } },
+            doc! { "$push": { "items": bson::serialize_to_bson(&item101)? } },
         )
         .await
         .err()

@@ -148,8 +148,8 @@ async fn main() -> Result {
         .await?
         .ok_or("student_7")?;
     let c = courses.get(&"c_db".to_owned()).await?.ok_or("c_db")?;
-    println!("{}", bson::to_document(&s)?);
-    println!("{}", bson::to_document(&c)?);
+    println!("{}", bson::serialize_to_document(&s)?);
+    println!("{}", bson::serialize_to_document(&c)?);
     assert_eq!(s.course_ids, ["c_db"]);
     assert_eq!(c.student_ids, ["student_7"]);
     // A few more enrolments, so that both sides hold several ids.

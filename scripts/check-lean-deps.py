@@ -1,10 +1,17 @@
 #!/usr/bin/env python3
-"""Fails when `schema-core` asks for more of tokio than its code uses.
+"""Fails when `schema-core` asks for more of tokio than its code uses, or
+pulls in a second bson.
 
 The library brings no runtime: the caller does. So the tokio features it
 declares must be exactly the tokio modules its sources name (`tokio::sync`,
 `tokio::time`, ...), with tokio's default features off. The runtime, macros,
 processes and I/O belong to the root dev package (tests, examples, benches).
+
+`schema-core` is built on bson 3 and re-exports it: the driver must be asked
+for `bson-3` and never for `bson-2` (which its default features and
+`compat-3-0-0` turn on), so that the library's normal dependency tree holds
+one bson, the one `schema_core::bson` names.
+
 Reads `cargo metadata --locked --no-deps` and the sources under
 `schema-core/src`.
 """
@@ -47,9 +54,32 @@ def main():
         problems.append(f"declares tokio features its code does not use: {extra}")
     if missing := sorted(used - declared):
         problems.append(f"uses tokio modules it does not declare: {missing}")
+    problems += bson_problems(core)
     if problems:
         sys.exit("schema-core: " + "; ".join(problems))
     print(f"schema-core asks tokio for {sorted(declared)}: exactly what its code uses")
+    print("schema-core asks the driver for bson 3 only, and depends on bson 3")
+
+
+def bson_problems(core):
+    """The driver on bson 3 alone, and a `bson` dependency of major 3."""
+    normal = {d["name"]: d for d in core["dependencies"] if d["kind"] is None}
+    problems = []
+    driver = normal.get("mongodb")
+    if driver is None:
+        return ["no normal mongodb dependency"]
+    features = set(driver["features"])
+    if driver["uses_default_features"]:
+        problems.append("the driver's default features are on (they turn on bson-2)")
+    if extra := sorted(features & {"bson-2", "compat-3-0-0"}):
+        problems.append(f"the driver is asked for {extra}, which pull in bson 2")
+    if "bson-3" not in features:
+        problems.append("the driver is not asked for bson-3")
+    bson = normal.get("bson")
+    if bson is None or not re.match(r"^\^?3(\.|$)", bson["req"]):
+        found = bson["req"] if bson else "none"
+        problems.append(f"the bson dependency must be major 3 (found {found})")
+    return problems
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 echo "== rust-version (no locked dependency needs a newer toolchain than we declare)"
 python3 scripts/check-rust-version.py
-echo "== lean dependencies (schema-core asks tokio only for what its code uses)"
+echo "== lean dependencies (schema-core asks tokio only for what its code uses, the driver for bson 3 only)"
 python3 scripts/check-lean-deps.py
 echo "== rustfmt"
 cargo fmt --all -- --check

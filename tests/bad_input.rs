@@ -45,7 +45,7 @@ fn blob(id: &str, body: usize, parts: &[usize]) -> Blob {
 }
 
 fn size_of(doc: &Blob) -> usize {
-    bson::to_vec(doc).unwrap().len()
+    bson::serialize_to_vec(doc).unwrap().len()
 }
 
 fn writes(log: &support::CommandLog) -> Vec<String> {

@@ -271,7 +271,7 @@ fn round_trips_through_bson_with_the_stored_names() {
         tags: vec!["mongodb".into(), "modeling".into()],
         at: bson::DateTime::from_millis(1_700_000_000_000),
     };
-    let stored = bson::to_document(&post).unwrap();
+    let stored = bson::serialize_to_document(&post).unwrap();
     let names: Vec<&str> = stored.keys().map(String::as_str).collect();
     let schema = Post::json_schema();
     let declared: Vec<&str> = schema
@@ -281,7 +281,7 @@ fn round_trips_through_bson_with_the_stored_names() {
         .map(String::as_str)
         .collect();
     assert_eq!(names, declared);
-    let back: Post = bson::from_document(stored).unwrap();
+    let back: Post = bson::deserialize_from_document(stored).unwrap();
     assert_eq!(back, post);
 }
 
@@ -335,7 +335,7 @@ mod features {
         pub raw: bson::Document,
         #[serde(skip)]
         pub cache: Vec<String>,
-        #[serde(with = "bson::serde_helpers::u64_as_f64")]
+        #[serde(with = "bson::serde_helpers::u64::AsF64")]
         pub views: u64,
         #[serde(default)]
         pub note: String,

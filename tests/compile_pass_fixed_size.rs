@@ -53,7 +53,7 @@ struct Survey {
     #[serde(with = "serde_bytes")]
     icon: Option<Vec<u8>>,
     raw: bson::Binary,
-    #[serde(with = "bson::serde_helpers::hex_string_as_object_id")]
+    #[serde(with = "bson::serde_helpers::object_id::FromHexString")]
     owner: String,
     #[embed(max = 3)]
     recent: LinkedList<String>,

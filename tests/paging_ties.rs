@@ -55,7 +55,7 @@ async fn seed_tie_run(posts: &Repo<Post>, run: usize) -> Vec<String> {
 }
 
 fn cursor_bytes(cursor: &Cursor) -> usize {
-    bson::to_vec(&bson::to_document(cursor).unwrap())
+    bson::serialize_to_vec(&bson::serialize_to_document(cursor).unwrap())
         .unwrap()
         .len()
 }
@@ -289,7 +289,7 @@ async fn runs_of_null_missing_and_equal_sort_keys_page_in_order_both_ways() {
         .collect();
     let notes_coll = db.collection::<BsonDocument>("notes");
     for note in &all {
-        let mut raw = bson::to_document(note).unwrap();
+        let mut raw = bson::serialize_to_document(note).unwrap();
         if note.id % 2 == 0 && note.at.is_none() {
             raw.insert("at", bson::Bson::Null); // stored null, not missing
         }
@@ -340,7 +340,7 @@ async fn a_deployment_with_the_index_without_id_gets_a_plan_and_a_clear_error() 
 
     // A cursor the previous release serialized still parses.
     let saved = doc! { "last": DateTime::from_millis(TIED_MS), "id": "p0", "ties": ["a", "b"] };
-    let cursor: Cursor = bson::from_document(saved).unwrap();
+    let cursor: Cursor = bson::deserialize_from_document(saved).unwrap();
     assert_eq!((cursor.id.as_str(), cursor.tied), (Some("p0"), false));
 
     let err = posts

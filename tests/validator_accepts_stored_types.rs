@@ -68,7 +68,7 @@ async fn the_validator_accepts_what_the_framework_writes() {
 
     // The validator is on: a raw insert that stores `small` as a string is
     // refused (code 121), so the inserts above passed it.
-    let mut raw = bson::to_document(&thing("c")).unwrap();
+    let mut raw = bson::serialize_to_document(&thing("c")).unwrap();
     raw.insert("small", "two hundred");
     let err = db
         .collection::<bson::Document>(Thing::COLLECTION)

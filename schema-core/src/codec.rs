@@ -23,8 +23,8 @@ pub const MAX_DOCUMENT_SIZE: usize = 16 * 1024 * 1024;
 /// Serializes `doc` once, for sending as it is; refuses one over
 /// [`MAX_DOCUMENT_SIZE`] with [`Error::TooLarge`].
 pub(crate) fn encode<M: Document>(doc: &M) -> Result<RawDocumentBuf> {
-    let raw =
-        bson::to_raw_document_buf(doc).map_err(|source| serialize_error(M::NAME, doc, source))?;
+    let raw = bson::serialize_to_raw_document_buf(doc)
+        .map_err(|source| serialize_error(M::NAME, doc, source))?;
     // The whole document serialized, so its `_id` does too.
     check_size(M::COLLECTION, &raw, || {
         id_to_bson::<M>(doc.id()).unwrap_or_else(|_| Bson::String("(unserializable)".into()))
@@ -63,11 +63,11 @@ pub(crate) fn value_to_bson<T: Serialize + ?Sized>(
     model: &'static str,
     field: &str,
 ) -> Result<Bson> {
-    bson::to_bson(value).map_err(|source| field_error(model, field, source))
+    bson::serialize_to_bson(value).map_err(|source| field_error(model, field, source))
 }
 
 /// [`Error::Serialize`] for a value of field `field` of `model`.
-pub(crate) fn field_error(model: &'static str, field: &str, source: bson::ser::Error) -> Error {
+pub(crate) fn field_error(model: &'static str, field: &str, source: bson::error::Error) -> Error {
     Error::Serialize {
         model,
         field: Some(field.to_owned()),
@@ -86,7 +86,7 @@ pub(crate) fn id_to_bson<M: Document>(id: &M::Id) -> Result<Bson> {
 pub(crate) fn serialize_error<T: Serialize + ?Sized>(
     model: &'static str,
     value: &T,
-    source: bson::ser::Error,
+    source: bson::error::Error,
 ) -> Error {
     let field = match serde_path_to_error::serialize(value, bson::Serializer::new()) {
         Ok(_) => None,
@@ -104,7 +104,12 @@ pub(crate) fn serialize_error<T: Serialize + ?Sized>(
 fn largest_field(raw: &RawDocument) -> (String, usize) {
     raw.iter_elements()
         .filter_map(|e| e.ok())
-        .map(|e| (e.key().to_owned(), 1 + e.key().len() + 1 + e.len()))
+        .map(|e| {
+            (
+                e.key().as_str().to_owned(),
+                1 + e.key().len() + 1 + e.size(),
+            )
+        })
         .max_by_key(|(_, size)| *size)
         .unwrap_or_default()
 }
@@ -112,7 +117,7 @@ fn largest_field(raw: &RawDocument) -> (String, usize) {
 /// Reads a stored document as `M`; on failure, [`Error::Decode`] names the
 /// collection, the `_id` and the field.
 pub(crate) fn decode<M: Document>(raw: &RawDocument) -> Result<M> {
-    bson::from_slice::<M>(raw.as_bytes()).map_err(|source| Error::Decode {
+    bson::deserialize_from_slice::<M>(raw.as_bytes()).map_err(|source| Error::Decode {
         model: M::NAME,
         collection: M::COLLECTION,
         id: raw_id(raw),
@@ -123,7 +128,7 @@ pub(crate) fn decode<M: Document>(raw: &RawDocument) -> Result<M> {
 
 fn raw_id(raw: &RawDocument) -> String {
     match raw.get("_id") {
-        Ok(Some(id)) => match Bson::try_from(id.to_raw_bson()) {
+        Ok(Some(id)) => match Bson::try_from(bson::RawBson::from(id)) {
             Ok(id) => id_text(&id),
             Err(_) => "(unreadable)".to_owned(),
         },
@@ -133,7 +138,7 @@ fn raw_id(raw: &RawDocument) -> String {
 
 /// Reads the document again, this time tracking the path, to name the field
 /// that failed (only on the error path: the tracking costs time).
-fn failing_field<M: Document>(raw: &RawDocument, first: &bson::de::Error) -> Option<String> {
+fn failing_field<M: Document>(raw: &RawDocument, first: &bson::error::Error) -> Option<String> {
     let doc = BsonDocument::try_from(raw).ok()?;
     let de = bson::Deserializer::new(Bson::Document(doc));
     let path = match serde_path_to_error::deserialize::<_, M>(de) {
@@ -143,8 +148,9 @@ fn failing_field<M: Document>(raw: &RawDocument, first: &bson::de::Error) -> Opt
     let path = (path != ".").then_some(path);
     // A missing field fails at the struct that lacks it: name the field.
     let missing = first
-        .to_string()
-        .strip_prefix("missing field `")
+        .message
+        .as_deref()
+        .and_then(|message| message.strip_prefix("missing field `"))
         .and_then(|rest| rest.split('`').next())
         .map(str::to_owned);
     match (path, missing) {
@@ -196,7 +202,7 @@ mod tests {
     }
 
     fn field_of(doc: BsonDocument) -> (String, Option<String>) {
-        let raw = RawDocumentBuf::from_document(&doc).unwrap();
+        let raw = RawDocumentBuf::try_from(&doc).unwrap();
         match decode::<Person>(&raw).unwrap_err() {
             Error::Decode { id, field, .. } => (id, field),
             other => panic!("{other:?}"),
@@ -206,7 +212,7 @@ mod tests {
     #[test]
     fn a_decode_error_names_the_id_and_the_field() {
         let ok = bson::doc! { "_id": "p1", "name": "a", "tags": [], "inner": { "joinedYear": 1 } };
-        let raw = RawDocumentBuf::from_document(&ok).unwrap();
+        let raw = RawDocumentBuf::try_from(&ok).unwrap();
         assert_eq!(decode::<Person>(&raw).unwrap().name, "a");
 
         let wrong = bson::doc! { "_id": "p1", "name": 4, "tags": [], "inner": { "joinedYear": 1 } };

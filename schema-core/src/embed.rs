@@ -247,7 +247,7 @@ where
         check_push_size::<M>(id, self.field.name(), items)
     }
 
-    fn serialize(&self, source: bson::ser::Error) -> Error {
+    fn serialize(&self, source: bson::error::Error) -> Error {
         codec::field_error(M::NAME, self.field.name(), source)
     }
 
@@ -482,8 +482,8 @@ pub(crate) async fn null_to_empty<M: Document>(
 /// `{_id, <path>: items}`, goes through the insert's size check.
 fn check_push_size<M: Document>(id: &Bson, path: &str, items: &Bson) -> Result<()> {
     let smallest = Probe(&[("_id", id), (path, items)]);
-    let raw =
-        bson::to_raw_document_buf(&smallest).map_err(|e| codec::field_error(M::NAME, path, e))?;
+    let raw = bson::serialize_to_raw_document_buf(&smallest)
+        .map_err(|e| codec::field_error(M::NAME, path, e))?;
     codec::check_size(M::COLLECTION, &raw, || id.clone())
 }
 
@@ -505,7 +505,7 @@ impl BoundedPush {
     pub(crate) fn new<M, C: EmbedArray>(
         field: &EmbedField<M, C>,
         items: Vec<Bson>,
-    ) -> std::result::Result<Self, bson::ser::Error> {
+    ) -> std::result::Result<Self, bson::error::Error> {
         let mut push = BoundedPush {
             path: field.name(),
             max: field.max(),
@@ -530,14 +530,14 @@ impl BoundedPush {
         }
     }
 
-    fn dedupe(&mut self) -> std::result::Result<(), bson::ser::Error> {
+    fn dedupe(&mut self) -> std::result::Result<(), bson::error::Error> {
         if !self.set {
             return Ok(());
         }
         let mut seen = HashSet::with_capacity(self.items.len());
         let mut out = Vec::with_capacity(self.items.len());
         for item in self.items.drain(..) {
-            if seen.insert(bson::to_vec(&Probe(&[("", &item)]))?) {
+            if seen.insert(bson::serialize_to_vec(&Probe(&[("", &item)]))?) {
                 out.push(item);
             }
         }

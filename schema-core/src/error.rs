@@ -238,7 +238,7 @@ pub enum Error {
         /// value failed, when known.
         field: Option<String>,
         /// The cause (it may hold the value).
-        source: Box<bson::ser::Error>,
+        source: Box<bson::error::Error>,
     },
     /// A stored value (not a whole document: an edge id, say) could not be
     /// read as the Rust type. A whole document gives [`Error::Decode`].
@@ -247,7 +247,7 @@ pub enum Error {
         /// The model's Rust name (or what was read).
         model: &'static str,
         /// The cause.
-        source: Box<bson::de::Error>,
+        source: Box<bson::error::Error>,
     },
     /// A stored document could not be read as the model (a field of the
     /// wrong type, a missing field), for example after a write that bypassed
@@ -268,7 +268,7 @@ pub enum Error {
         /// `courseIds[1]`), when serde could tell.
         field: Option<String>,
         /// The deserializer's account.
-        source: Box<bson::de::Error>,
+        source: Box<bson::error::Error>,
     },
     /// A document would be over the server's limit of
     /// [`MAX_DOCUMENT_SIZE`](crate::MAX_DOCUMENT_SIZE) bytes as BSON (an
@@ -307,17 +307,21 @@ fn field_prefix(field: Option<&str>, then: &str) -> String {
 }
 
 /// Why a value could not be serialized, without the value.
-fn serialize_reason(err: &bson::ser::Error) -> String {
-    use bson::ser::Error as E;
-    match err {
-        E::UnsignedIntegerExceededRange(_) => format!(
+fn serialize_reason(err: &bson::error::Error) -> String {
+    use bson::error::ErrorKind as K;
+    let message = err.message.as_deref().unwrap_or_default();
+    match &err.kind {
+        K::TooLargeUnsignedInteger { .. } => format!(
             "an unsigned integer above i64::MAX ({}): BSON has no unsigned 64-bit integer",
             i64::MAX
         ),
-        E::InvalidDocumentKey(_) => "a map key that is not a string".to_owned(),
-        E::InvalidCString(_) => "a key that contains a NUL byte".to_owned(),
-        E::SerializationError { message, .. } => message.clone(),
-        E::Io(e) => e.to_string(),
+        K::Serialization { .. } if message.starts_with("invalid document key type") => {
+            "a map key that is not a string".to_owned()
+        }
+        K::MalformedBytes { .. } if message.starts_with("cstring with interior null") => {
+            "a key that contains a NUL byte".to_owned()
+        }
+        _ if !message.is_empty() => message.to_owned(),
         _ => "the value has no BSON form".to_owned(),
     }
 }

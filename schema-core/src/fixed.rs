@@ -140,7 +140,7 @@ mod tests {
             PhantomData::<Vec<u8>>::bson_schema(),
             doc! { "bsonType": "null" }
         );
-        let stored = bson::to_bson(&PhantomData::<u8>).unwrap();
+        let stored = bson::serialize_to_bson(&PhantomData::<u8>).unwrap();
         assert_eq!(stored, bson::Bson::Null);
     }
 }

@@ -32,6 +32,18 @@ pub mod update;
 pub mod validator;
 pub mod write;
 
+/// The BSON crate this one is built on (`bson` 3): name its types
+/// (`schema_core::bson::oid::ObjectId`, `schema_core::bson::doc!`, ...) through
+/// this re-export and they are always the ones the derive's generated code and
+/// this crate's API use, with no `bson` dependency of your own. The same crate
+/// as [`mongodb::bson`].
+pub use bson;
+/// The MongoDB driver this crate is built on (`mongodb` 3, with its `bson-3`
+/// feature): `schema_core::mongodb::Client` and the rest, with no `mongodb`
+/// dependency of your own. See the README's "Install" section for its
+/// features.
+pub use mongodb;
+
 pub use bounded::{Bounded, BoundedAt, BoundedCollection};
 pub use codec::MAX_DOCUMENT_SIZE;
 pub use embed::{Embed, EmbedArray};

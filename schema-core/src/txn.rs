@@ -98,7 +98,7 @@ async fn supports_transactions(client: &Client) -> Result<bool> {
         .await
         .map_err(|e| Error::from_server(e, "run hello on", "admin"))?;
     let replica_set = hello.get_str("setName").is_ok();
-    let mongos = hello.get_str("msg") == Ok("isdbgrid");
+    let mongos = hello.get_str("msg").ok() == Some("isdbgrid");
     Ok(replica_set || mongos)
 }
 

@@ -181,7 +181,7 @@ fn id_is_one_value(cx: &Ctxt, input: &Input) {
 /// `_id`, a reference and a many-to-many id array are compared with the
 /// values the helpers encode from the Rust type (`get`, `parents_of`, the
 /// link helpers, `Field::eq`); a custom serializer stores something else
-/// (`serialize_object_id_as_hex_string` stores a string), so every lookup
+/// (`bson::serde_helpers::object_id::AsHexString` stores a string), so every lookup
 /// would silently find nothing. `deserialize_with` alone stores the type as
 /// it is and stays allowed.
 fn ids_are_stored_as_their_type(cx: &Ctxt, input: &Input) {

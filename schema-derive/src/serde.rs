@@ -235,11 +235,18 @@ pub fn variant(attrs: &[Attribute]) -> SerdeVariant {
 /// Serializers known to store exactly one value whatever the data: `serde_bytes`
 /// (one binary value; its own trait accepts byte buffers only) and the
 /// helpers of `bson::serde_helpers` (each takes one scalar type and stores one
-/// scalar). Any other `with`/`serialize_with` keeps the bound check on the
-/// field's Rust type.
+/// scalar), also named through `schema_core`'s re-export
+/// (`schema_core::bson::serde_helpers`). Any other `with`/`serialize_with`
+/// keeps the bound check on the field's Rust type.
 pub fn is_single_value_encoding(path: &str) -> bool {
     let path = path.trim().trim_start_matches("::");
-    let mut segments = path.split("::").map(str::trim);
+    let mut segments = path.split("::").map(str::trim).peekable();
+    if segments.peek() == Some(&"schema_core") {
+        segments.next();
+        if segments.peek() != Some(&"bson") {
+            return false;
+        }
+    }
     match (segments.next(), segments.next()) {
         (Some("serde_bytes"), _) => true,
         (Some("bson"), Some("serde_helpers")) => segments.next().is_some(),
@@ -347,7 +354,15 @@ mod tests {
             "bson::serde_helpers::chrono_datetime_as_bson_datetime"
         ));
         assert!(known("bson::serde_helpers::serialize_u64_as_i64"));
+        assert!(known("bson::serde_helpers::u64::AsI64"));
+        assert!(known("schema_core::bson::serde_helpers::u64::AsI64"));
+        assert!(known(
+            "::schema_core::bson::serde_helpers::object_id::AsHexString"
+        ));
         assert!(!known("bson::serde_helpers"));
+        assert!(!known("schema_core::bson::serde_helpers"));
+        assert!(!known("schema_core::serde_bytes"));
+        assert!(!known("my_crate::bson::serde_helpers::u64::AsI64"));
         assert!(!known("my_bytes"));
         assert!(!known("serde_with::As"));
         assert!(!known("crate::serde_bytes"));

@@ -124,14 +124,14 @@ mod tests {
         for n in [0usize, 1, 9, 10, 11, 99, 100, 101, 12_345] {
             let array = vec![bson::Bson::Null; n];
             let doc = bson::doc! { "a": array };
-            let encoded = bson::to_vec(&doc).map_or(0, |v| v.len() as u64);
+            let encoded = bson::serialize_to_vec(&doc).map_or(0, |v| v.len() as u64);
             assert_eq!(Keys::Indexes.min_bytes(n as u64), encoded - OVERHEAD, "{n}");
             let mut map = bson::Document::new();
             for i in 0..n {
                 map.insert(format!("{i:x}"), bson::Bson::Null);
             }
             let doc = bson::doc! { "a": map };
-            let encoded = bson::to_vec(&doc).map_or(0, |v| v.len() as u64);
+            let encoded = bson::serialize_to_vec(&doc).map_or(0, |v| v.len() as u64);
             assert!(
                 Keys::Strings.min_bytes(n as u64) <= encoded - OVERHEAD,
                 "{n}"

@@ -130,7 +130,7 @@ impl<C: Document> Repo<C> {
         Children {
             repo: self,
             field,
-            parent: bson::to_bson(parent),
+            parent: bson::serialize_to_bson(parent),
             size: DEFAULT_PAGE_SIZE,
             after: None,
             reversed: false,
@@ -164,7 +164,7 @@ impl<C: Document> Repo<C> {
     {
         let mut refs = Vec::with_capacity(children.len());
         for child in children {
-            let raw = bson::to_raw_document_buf(child)
+            let raw = bson::serialize_to_raw_document_buf(child)
                 .map_err(|source| crate::codec::serialize_error(M::NAME, child, source))?;
             refs.push(raw_path(&raw, field));
         }
@@ -239,7 +239,7 @@ pub struct Children<'r, C: Document, T, P> {
     repo: &'r Repo<C>,
     field: RefField<C, T, P>,
     /// The parent's id as BSON, or why it has none (returned by every query).
-    parent: std::result::Result<Bson, bson::ser::Error>,
+    parent: std::result::Result<Bson, bson::error::Error>,
     size: u32,
     after: Option<Cursor>,
     reversed: bool,

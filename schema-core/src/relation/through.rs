@@ -284,7 +284,7 @@ impl<L: Document, R: Document> Through<L, R> {
         docs.into_iter()
             .map(|mut d| {
                 let value = d.remove(other).unwrap_or(Bson::Null);
-                bson::from_bson(value).map_err(|e| Error::Deserialize {
+                bson::deserialize_from_bson(value).map_err(|e| Error::Deserialize {
                     model: "edge id",
                     source: Box::new(e),
                 })

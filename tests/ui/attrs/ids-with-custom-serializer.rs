@@ -8,7 +8,7 @@ struct User {
     // Stored as a hex string: `get(&id)` looks for an ObjectId and finds nothing.
     #[serde(
         rename = "_id",
-        serialize_with = "bson::serde_helpers::serialize_object_id_as_hex_string"
+        serialize_with = "bson::serde_helpers::object_id::AsHexString::serialize"
     )]
     id: ObjectId,
 }
@@ -26,7 +26,7 @@ struct Post {
     #[serde(rename = "_id")]
     id: String,
     // Stored as a hex string: `parents_of` looks for an ObjectId.
-    #[serde(serialize_with = "bson::serde_helpers::serialize_object_id_as_hex_string")]
+    #[serde(serialize_with = "bson::serde_helpers::object_id::AsHexString::serialize")]
     #[reference(index, to = Course)]
     course: ObjectId,
     #[serde(with = "ids_as_strings")]

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 struct Account {
     #[serde(rename = "_id")]
     id: String,
-    #[serde(with = "bson::serde_helpers::hex_string_as_object_id")]
+    #[serde(with = "bson::serde_helpers::object_id::FromHexString")]
     owner: String,
 }
 
