@@ -6,7 +6,7 @@
 //! The value given to a comparison must have the field's type (or, on an
 //! `Option<T>` field, `T`), which the compiler checks. A value that has no
 //! BSON form (a `u64` above `i64::MAX`) is never sent as `null`: the filter
-//! carries an [`Error::Serialize`](crate::Error::Serialize) naming the field,
+//! carries an [`Error::Serialize`] naming the field,
 //! returned by [`into_document`](Filter::into_document) and by every
 //! [`Repo`](crate::Repo) method given the filter, before anything is sent.
 //!
@@ -212,7 +212,7 @@ impl<M> Filter<M> {
     /// The document sent to the server, or why a value in it could not be
     /// serialized.
     pub fn into_document(self) -> Result<BsonDocument> {
-        self.node.map(|node| node.to_document())
+        self.node.map(Node::into_document)
     }
 
     /// Both this and `other` (`self & other`). Conditions on distinct
@@ -421,61 +421,80 @@ impl<M> std::fmt::Debug for Filter<M> {
 impl Node {
     /// The document sent to the server.
     pub fn to_document(&self) -> BsonDocument {
+        self.clone().into_document()
+    }
+
+    /// The document sent to the server, without copying the values.
+    pub fn into_document(self) -> BsonDocument {
         match self {
             Node::All => BsonDocument::new(),
-            Node::Raw(doc) => doc.clone(),
-            Node::Predicate(p) => {
-                let value = match (p.op, &p.value) {
-                    (Op::Eq, Bson::Document(_)) => Bson::Document(doc! { "$eq": p.value.clone() }),
-                    (Op::Eq, value) => value.clone(),
-                    (op, value) => Bson::Document(doc! { op.operator(): value.clone() }),
+            Node::Raw(doc) => doc,
+            Node::Predicate(Predicate { path, op, value }) => {
+                let value = match (op, value) {
+                    (Op::Eq, value @ Bson::Document(_)) => Bson::Document(doc! { "$eq": value }),
+                    (Op::Eq, value) => value,
+                    (op, value) => Bson::Document(doc! { op.operator(): value }),
                 };
-                doc! { p.path: value }
+                doc! { path: value }
             }
             Node::ElemMatch { path, filter } => {
-                doc! { *path: { "$elemMatch": filter.to_document() } }
+                doc! { path: { "$elemMatch": filter.into_document() } }
             }
             Node::And(nodes) => {
-                let docs: Vec<BsonDocument> = nodes.iter().map(Node::to_document).collect();
-                merged(&docs).unwrap_or_else(|| doc! { "$and": docs })
+                let docs: Vec<BsonDocument> = nodes.into_iter().map(Node::into_document).collect();
+                if mergeable(&docs) {
+                    let mut out = BsonDocument::new();
+                    for doc in docs {
+                        for (key, value) in doc {
+                            match (out.get_mut(&key), value) {
+                                (Some(Bson::Document(held)), Bson::Document(more)) => {
+                                    held.extend(more)
+                                }
+                                (_, value) => {
+                                    out.insert(key, value);
+                                }
+                            }
+                        }
+                    }
+                    out
+                } else {
+                    doc! { "$and": docs }
+                }
             }
             // No document matches: every document has an `_id`, in no empty list.
             Node::Or(nodes) if nodes.is_empty() => doc! { "_id": { "$in": [] } },
             Node::Or(nodes) => {
-                let docs: Vec<BsonDocument> = nodes.iter().map(Node::to_document).collect();
+                let docs: Vec<BsonDocument> = nodes.into_iter().map(Node::into_document).collect();
                 doc! { "$or": docs }
             }
-            Node::Not(node) => doc! { "$nor": [node.to_document()] },
+            Node::Not(node) => doc! { "$nor": [node.into_document()] },
         }
     }
 }
 
-/// The conditions of `docs` in one document, when no two say the same
-/// thing: a path may repeat only with distinct operators
-/// (`{a: {$gt: 1, $lt: 5}}`). `None` when they collide.
-fn merged(docs: &[BsonDocument]) -> Option<BsonDocument> {
-    let mut out = BsonDocument::new();
+/// Whether the conditions of `docs` fit in one document, when no two say
+/// the same thing: a path may repeat only with distinct operators
+/// (`{a: {$gt: 1, $lt: 5}}`).
+fn mergeable(docs: &[BsonDocument]) -> bool {
+    let mut seen: Vec<(&str, &Bson)> = Vec::new();
     for doc in docs {
         for (key, value) in doc {
-            match (out.get_mut(key), value) {
-                (None, _) => {
-                    out.insert(key.clone(), value.clone());
-                }
-                (Some(Bson::Document(held)), Bson::Document(more))
-                    if !key.starts_with('$')
-                        && operators_only(held)
-                        && operators_only(more)
-                        && more.keys().all(|k| !held.contains_key(k)) =>
+            for (held_key, held) in seen.iter().filter(|(k, _)| *k == key.as_str()) {
+                let (Bson::Document(held), Bson::Document(more)) = (held, value) else {
+                    return false;
+                };
+                if held_key.starts_with('$')
+                    || !operators_only(held)
+                    || !operators_only(more)
+                    || more.keys().any(|k| held.contains_key(k))
                 {
-                    for (k, v) in more {
-                        held.insert(k.clone(), v.clone());
-                    }
+                    return false;
                 }
-                _ => return None,
             }
+            seen.push((key, value));
         }
     }
-    Some(out)
+    true
 }
 
 fn operators_only(doc: &BsonDocument) -> bool {

@@ -43,8 +43,30 @@
 //! # Ok::<(), schema_core::Error>(())
 //! ```
 //!
-//! A path is at most [`MAX_PATH`] bytes long; a longer one is a compile
-//! error where the field is used.
+//! A path is at most [`MAX_PATH`] bytes long; a longer one fails the build
+//! (a constant-evaluation error where the field is used):
+//!
+//! ```compile_fail
+//! use schema_core::prelude::*;
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Embedded, Serialize, Deserialize)]
+//! struct Inner {
+//!     #[serde(rename = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb")]
+//!     b: i32,
+//! }
+//!
+//! #[derive(Document, Serialize, Deserialize)]
+//! #[document(collection = "deep")]
+//! struct Deep {
+//!     #[serde(rename = "_id")]
+//!     id: String,
+//!     #[serde(rename = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")]
+//!     a: Inner,
+//! }
+//!
+//! let _ = Deep::FIELDS.a.b.name();
+//! ```
 
 use std::collections::{BTreeSet, HashSet, LinkedList, VecDeque};
 use std::rc::Rc;

@@ -5,7 +5,7 @@
 //! `inc` and `mul` (numeric fields), `min`, `max`, `current_date` (date
 //! fields), and one array operation: [`push`](crate::EmbedField::push) on an
 //! `#[embed(max = N)]` field, which carries the same guard as the bounded
-//! push of [`embed`](crate::embed) (the update matches only while the array
+//! push of [`embed`] (the update matches only while the array
 //! has room; a set uses `$addToSet` and counts only the items it does not
 //! hold). A plain array field (`#[embed(unbounded = "...")]`) has no push at
 //! all, so there is no typed way to grow an array past its bound.
@@ -41,9 +41,9 @@
 //! ```
 //!
 //! A value that has no BSON form makes the update an
-//! [`Error::Serialize`](crate::Error::Serialize) naming the field (never
+//! [`Error::Serialize`] naming the field (never
 //! `null`); two operations on one path (or on a path and a path inside it)
-//! make it an [`Error::Model`](crate::Error::Model). Either is returned by
+//! make it an [`Error::Model`]. Either is returned by
 //! the [`Repo`](crate::Repo) before anything is sent.
 
 use std::marker::PhantomData;
@@ -137,6 +137,23 @@ impl<M> Update<M> {
     }
 
     /// Both this and `other` in one update document (`self & other`).
+    ///
+    /// ```
+    /// # use schema_core::prelude::*;
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Document, Serialize, Deserialize)]
+    /// # #[document(collection = "items")]
+    /// # struct Item {
+    /// #     #[serde(rename = "_id")]
+    /// #     id: String,
+    /// #     stock: i32,
+    /// #     sold: i32,
+    /// # }
+    /// let f = Item::FIELDS;
+    /// let sale = f.stock.inc(&-1).and(f.sold.inc(&1));
+    /// assert_eq!(sale.into_document()?, bson::doc! { "$inc": { "stock": -1, "sold": 1 } });
+    /// # Ok::<(), schema_core::Error>(())
+    /// ```
     pub fn and(self, other: Update<M>) -> Self {
         Self::from_parts(self.parts.and_then(|mut a| {
             let b = other.parts?;
@@ -447,6 +464,31 @@ where
     /// for the ones it does not hold yet). More items than `max` is
     /// [`Error::EmbedFull`] before anything is sent. Two pushes into one
     /// array in one update are one push of both (one guard counts both).
+    ///
+    /// ```
+    /// # use schema_core::prelude::*;
+    /// # use serde::{Deserialize, Serialize};
+    /// # use std::collections::BTreeSet;
+    /// # #[derive(Document, Serialize, Deserialize)]
+    /// # #[document(collection = "posts")]
+    /// # struct Post {
+    /// #     #[serde(rename = "_id")]
+    /// #     id: String,
+    /// #     #[embed(max = 10)]
+    /// #     tags: Vec<String>,
+    /// #     #[embed(max = 5)]
+    /// #     labels: BTreeSet<String>,
+    /// # }
+    /// let f = Post::FIELDS;
+    /// let two = f.tags.push_all(&["a".to_owned(), "b".to_owned()]).into_parts()?;
+    /// assert_eq!(two.update, bson::doc! { "$push": { "tags": { "$each": ["a", "b"] } } });
+    /// assert_eq!(two.guard, bson::doc! { "tags.8": { "$exists": false } });
+    /// // A set: `$addToSet`, and a guard that counts only what it does not hold.
+    /// let set = f.labels.push(&"x".to_owned()).into_parts()?;
+    /// assert_eq!(set.update, bson::doc! { "$addToSet": { "labels": { "$each": ["x"] } } });
+    /// assert!(set.guard.contains_key("$expr"));
+    /// # Ok::<(), schema_core::Error>(())
+    /// ```
     pub fn push_all(&self, items: &[C::Item]) -> Update<M>
     where
         P: OutsideArrays,
@@ -479,6 +521,25 @@ where
     /// `{$set: {path: value}}` of the whole array (or map); more items than
     /// `max` is an [`Error::Model`] naming the field and its bound, before
     /// anything is sent.
+    ///
+    /// ```
+    /// # use schema_core::prelude::*;
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Document, Serialize, Deserialize)]
+    /// # #[document(collection = "posts")]
+    /// # struct Post {
+    /// #     #[serde(rename = "_id")]
+    /// #     id: String,
+    /// #     #[embed(max = 2)]
+    /// #     tags: Vec<String>,
+    /// # }
+    /// let f = Post::FIELDS;
+    /// let two = f.tags.set(&vec!["a".to_owned(), "b".to_owned()]);
+    /// assert_eq!(two.into_document()?, bson::doc! { "$set": { "tags": ["a", "b"] } });
+    /// let three = f.tags.set(&vec!["a".to_owned(), "b".to_owned(), "c".to_owned()]);
+    /// assert!(three.into_document().unwrap_err().to_string().contains("at most 2"));
+    /// # Ok::<(), schema_core::Error>(())
+    /// ```
     pub fn set(&self, value: &C) -> Update<M>
     where
         C: Serialize,
