@@ -1,3 +1,4 @@
+use schema_core::bson;
 use schema_core::prelude::*;
 use serde::{Deserialize, Serialize};
 
