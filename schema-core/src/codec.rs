@@ -216,6 +216,12 @@ mod tests {
         assert_eq!(decode::<Person>(&raw).unwrap().name, "a");
 
         let wrong = bson::doc! { "_id": "p1", "name": 4, "tags": [], "inner": { "joinedYear": 1 } };
+        let raw = RawDocumentBuf::try_from(&wrong).unwrap();
+        let message = decode::<Person>(&raw).unwrap_err().to_string();
+        assert!(
+            message.ends_with("field `name`: invalid type: integer `4`, expected a string"),
+            "the field once, then what serde says: {message}"
+        );
         assert_eq!(field_of(wrong), ("p1".into(), Some("name".into())));
         let item =
             bson::doc! { "_id": "p2", "name": "a", "tags": ["x", 3], "inner": { "joinedYear": 1 } };

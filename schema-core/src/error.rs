@@ -242,7 +242,10 @@ pub enum Error {
     },
     /// A stored value (not a whole document: an edge id, say) could not be
     /// read as the Rust type. A whole document gives [`Error::Decode`].
-    #[error("cannot read a `{model}` from a stored document: {source}")]
+    #[error(
+        "cannot read a `{model}` from a stored document: {}",
+        deserialize_reason(source)
+    )]
     Deserialize {
         /// The model's Rust name (or what was read).
         model: &'static str,
@@ -253,8 +256,9 @@ pub enum Error {
     /// wrong type, a missing field), for example after a write that bypassed
     /// the model and its validator.
     #[error(
-        "cannot read the `{collection}` document with _id `{id}` as a `{model}`: {}{source}",
-        field_prefix(field.as_deref(), ": ")
+        "cannot read the `{collection}` document with _id `{id}` as a `{model}`: {}{}",
+        field_prefix(field.as_deref(), ": "),
+        deserialize_reason(source)
     )]
     Decode {
         /// The model's Rust name.
@@ -303,6 +307,15 @@ fn field_prefix(field: Option<&str>, then: &str) -> String {
     match field {
         Some(f) => format!("field `{f}`{then}"),
         None => String::new(),
+    }
+}
+
+/// What the deserializer says went wrong: bson's message alone (the error
+/// names the field on its own), or the kind of error when bson gave none.
+fn deserialize_reason(err: &bson::error::Error) -> String {
+    match err.message.as_deref() {
+        Some(message) if !message.is_empty() => message.to_owned(),
+        _ => err.kind.to_string(),
     }
 }
 
