@@ -230,10 +230,10 @@ where
         let (guard, operator, value) = push.guarded();
         let mut filter = doc! { "_id": id_bson.clone() };
         filter.extend(guard);
+        let mut update = doc! { operator: { name: value } };
+        crate::stamp::updated::<M>(&mut update, false)?;
         let r = with_session!(
-            self.repo
-                .raw()
-                .update_one(filter, doc! { operator: { name: value } }),
+            self.repo.raw().update_one(filter, update),
             session.as_deref_mut()
         )
         .map_err(|e| self.repo.err(e, "push into"))?;
@@ -285,10 +285,10 @@ where
             // `$pull` refuses a null field; a null one holds nothing to pull.
             filter.insert(name, doc! { "$ne": Bson::Null });
         }
+        let mut update = doc! { "$pull": { name: condition } };
+        crate::stamp::updated::<M>(&mut update, false)?;
         let r = with_session!(
-            self.repo
-                .raw()
-                .update_one(filter, doc! { "$pull": { name: condition } }),
+            self.repo.raw().update_one(filter, update),
             session.as_deref_mut()
         )
         .map_err(|e| self.repo.err(e, "pull from"))?;
@@ -362,7 +362,7 @@ where
         let item = self.item(item)?;
         // Both size checks before the transaction starts: nothing is sent.
         self.check_size(&id, &Bson::Array(vec![item.clone()]))?;
-        let record = crate::codec::encode(history)?;
+        let record = crate::stamp::inserted::<H>(crate::codec::encode(history)?)?;
         let models = [M::NAME];
         txn::transact(
             self.repo.support(),
@@ -397,13 +397,12 @@ where
             // A set that holds the item already is left as it is.
             filter.insert(name, doc! { "$ne": item.clone() });
         }
+        let mut update = doc! { "$push": { name: { "$each": [item.clone()], "$slice": slice } } };
+        crate::stamp::updated::<M>(&mut update, false)?;
         let r = self
             .repo
             .raw()
-            .update_one(
-                filter,
-                doc! { "$push": { name: { "$each": [item.clone()], "$slice": slice } } },
-            )
+            .update_one(filter, update)
             .session(&mut *session)
             .await
             .map_err(|e| self.repo.err(e, "push into"))?;

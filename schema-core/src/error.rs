@@ -196,6 +196,24 @@ pub enum Error {
         /// The last transient error.
         last: Box<Error>,
     },
+    /// A write that checks the version of a `#[document(version)]` model
+    /// (`replace`, `update(..).if_version(v)`) found another version stored:
+    /// another writer changed the document since it was read. Nothing was
+    /// written.
+    #[error(
+        "the `{model}` with _id `{id}` in `{collection}` is no longer at version {expected}: \
+         another writer changed it; nothing was written: read it again and retry"
+    )]
+    Conflict {
+        /// The model's Rust name.
+        model: &'static str,
+        /// Collection name.
+        collection: &'static str,
+        /// The document's `_id` as text (shown as in [`Error::NotFound`]).
+        id: String,
+        /// The version the write expected.
+        expected: i64,
+    },
     /// Some documents of an `insert_many` were refused: which (index in the
     /// slice given, `_id`, why) and which were inserted (see
     /// [`InsertManyFailure`]). Ordered, the documents after the first refused

@@ -27,6 +27,7 @@ pub mod repo;
 pub mod schema;
 pub mod schema_depth;
 pub mod setup;
+pub mod stamp;
 pub mod txn;
 pub mod update;
 pub mod validator;
@@ -93,6 +94,7 @@ pub mod __private {
     pub use crate::path::{FieldNames, Nested, NestedFields, One, Prefix, Root, Seg};
     pub use crate::relation::Relation;
     pub use crate::schema_depth::schema_of;
+    pub use crate::stamp::{TimestampField, VersionField, VersionType};
     pub use crate::validator::{
         any_of, enum_of, object_schema, one_of, tuple_of, with_max_items, with_tag, BsonSchema,
         Described, Property, SchemaProbe, Undescribed,

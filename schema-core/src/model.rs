@@ -76,6 +76,21 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
     /// The model's object schema (`bsonType`, `required`, `properties`, `maxItems`).
     fn json_schema() -> BsonDocument;
 
+    /// The stored name and integer type of the `#[document(version)]` field,
+    /// when the model keeps one: `replace` and `update(id, ..).if_version(v)` check it,
+    /// every update helper increments it (see [`stamp`](crate::stamp)).
+    const VERSION: Option<(&'static str, crate::stamp::VersionType)> = None;
+
+    /// The stored names of the `#[document(timestamps)]` fields (created,
+    /// updated), when the model keeps them: inserts and upserts set both,
+    /// every update and replace the second.
+    const TIMESTAMPS: Option<(&'static str, &'static str)> = None;
+
+    /// The value of the version field, when the model keeps one.
+    fn version(&self) -> Option<i64> {
+        None
+    }
+
     /// The collection validator: `{"$jsonSchema": json_schema()}`.
     fn validator() -> BsonDocument {
         validator(Self::json_schema())

@@ -183,7 +183,7 @@ impl<M: Document> Repo<M> {
     }
 
     async fn insert_opt(&self, session: Option<&mut ClientSession>, doc: &M) -> Result<()> {
-        let raw = codec::encode(doc)?;
+        let raw = crate::stamp::inserted::<M>(codec::encode(doc)?)?;
         with_session!(self.raw_docs().insert_one(raw), session)
             .map_err(|e| self.err(e, "insert into"))?;
         Ok(())
@@ -214,18 +214,62 @@ impl<M: Document> Repo<M> {
 
     /// Replaces the stored document that has `doc`'s `_id`: one `update`.
     /// Returns whether it existed.
+    ///
+    /// A `#[document(version)]` model replaces only the stored document
+    /// whose version is `doc`'s, and stores that version plus one: when
+    /// another writer changed it since it was read, nothing is written and
+    /// [`Error::Conflict`] names the version expected (one more `find` tells
+    /// a conflict from a missing document). A `#[document(timestamps)]`
+    /// model's `updated_at` is set to now.
     pub fn replace<'a>(&'a self, doc: &'a M) -> Action<'a, bool> {
         self.action("replace", move |s| self.replace_opt(s, doc))
     }
 
-    async fn replace_opt(&self, session: Option<&mut ClientSession>, doc: &M) -> Result<bool> {
+    async fn replace_opt(&self, mut session: Option<&mut ClientSession>, doc: &M) -> Result<bool> {
+        let id = id_to_bson::<M>(doc.id())?;
+        let (raw, expected) = crate::stamp::replaced(doc, codec::encode(doc)?)?;
+        let mut filter = doc! { "_id": id.clone() };
+        if let Some((name, version)) = &expected {
+            filter.insert(*name, version.clone());
+        }
         let r = with_session!(
-            self.raw_docs()
-                .replace_one(id_filter::<M>(doc.id())?, codec::encode(doc)?),
-            session
+            self.raw_docs().replace_one(filter, raw),
+            session.as_deref_mut()
         )
         .map_err(|e| self.err(e, "replace in"))?;
-        Ok(r.matched_count > 0)
+        if r.matched_count > 0 {
+            return Ok(true);
+        }
+        match (expected, doc.version()) {
+            (Some(_), Some(version)) if self.exists(session, &id).await? => {
+                Err(self.conflict(&id, version))
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// Whether a document has this `_id`: one `find` of its `_id` alone.
+    pub(crate) async fn exists(
+        &self,
+        session: Option<&mut ClientSession>,
+        id: &Bson,
+    ) -> Result<bool> {
+        let coll = self.raw();
+        let find = coll
+            .find_one(doc! { "_id": id.clone() })
+            .projection(doc! { "_id": 1 });
+        let found = with_session!(find, session).map_err(|e| self.err(e, "find in"))?;
+        Ok(found.is_some())
+    }
+
+    /// [`Error::Conflict`]: the document `id` is no longer at `expected`.
+    pub(crate) fn conflict(&self, id: &Bson, expected: i64) -> Error {
+        Error::Conflict {
+            model: M::NAME,
+            collection: M::COLLECTION,
+            id: crate::error::id_text(id),
+            expected,
+        }
     }
 
     /// Every document matching `filter` (build it with the typed fields:

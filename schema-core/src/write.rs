@@ -161,6 +161,43 @@ impl<T> Action<'_, T, FindOneAndUpdateOptions> {
     }
 }
 
+/// The options of [`Repo::update`] (by `_id`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UpdateByIdOptions {
+    if_version: Option<i64>,
+}
+
+impl<T> Action<'_, T, UpdateByIdOptions> {
+    /// Applies the update only while the stored version (of a
+    /// `#[document(version)]` model) is `version`: otherwise
+    /// [`Error::Conflict`], and nothing is written. On a model without a
+    /// version it is refused with [`Error::Model`] before anything is sent.
+    ///
+    /// ```no_run
+    /// # use schema_core::prelude::*;
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Document, Serialize, Deserialize)]
+    /// # #[document(collection = "accounts", version)]
+    /// # struct Account { #[serde(rename = "_id")] id: String, balance: i64, version: i64 }
+    /// # async fn demo(accounts: Repo<Account>) -> schema_core::Result<()> {
+    /// let id = "a1".to_owned();
+    /// let read = accounts.get(&id).await?.expect("stored");
+    /// let f = Account::FIELDS;
+    /// let credit = f.balance.set(&(read.balance + 10));
+    /// match accounts.update(&id, credit).if_version(read.version).await {
+    ///     Ok(_) => {}
+    ///     Err(Error::Conflict { .. }) => println!("changed since read: read it again"),
+    ///     Err(e) => return Err(e),
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn if_version(mut self, version: i64) -> Self {
+        self.options_mut().if_version = Some(version);
+        self
+    }
+}
+
 /// The options of [`Repo::insert_many`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct InsertManyOptions {
@@ -236,7 +273,10 @@ impl<M: Document> Repo<M> {
         if docs.is_empty() {
             return Ok(());
         }
-        let raws = docs.iter().map(codec::encode).collect::<Result<Vec<_>>>()?;
+        let raws = docs
+            .iter()
+            .map(|doc| codec::encode(doc).and_then(crate::stamp::inserted::<M>))
+            .collect::<Result<Vec<_>>>()?;
         match with_session!(self.raw_docs().insert_many(raws).ordered(ordered), session) {
             Ok(_) => Ok(()),
             Err(e) => Err(self.insert_many_error(e, docs, ordered)),
@@ -294,18 +334,30 @@ impl<M: Document> Repo<M> {
     /// [`Error::EmbedFull`] naming the array; an `Option` array stored as
     /// null is set to `[]` first (one more `update`), as by the bounded
     /// push. The collection's validator still applies to a raw document.
-    pub fn update<'a>(&'a self, id: &'a M::Id, update: impl Into<Update<M>>) -> Action<'a, bool> {
+    ///
+    /// On a `#[document(version)]` model it increments the version;
+    /// `.if_version(v)` applies it only while the stored version is `v`
+    /// ([`Error::Conflict`], nothing written, otherwise).
+    pub fn update<'a>(
+        &'a self,
+        id: &'a M::Id,
+        update: impl Into<Update<M>>,
+    ) -> Action<'a, bool, UpdateByIdOptions> {
         let update = update.into();
-        self.action("update", move |s| async move {
+        let options = UpdateByIdOptions::default();
+        Action::new(M::COLLECTION, "update", options, move |s, o| async move {
             let (id, parts) = (id_to_bson::<M>(id)?, update.into_parts()?);
-            let r = self.update_guarded(s, &id, None, parts).await?;
+            let r = self
+                .update_guarded(s, &id, None, parts, o.if_version)
+                .await?;
             Ok(r.matched > 0)
         })
     }
 
     /// Applies `update` to the first document `filter` matches: one
-    /// `update` (and, given `.upsert(true)`, inserts one when none matches). An update that pushes into a bounded array
-    /// first reads which document the filter picks (one `find`), then
+    /// `update` (and, given `.upsert(true)`, inserts one when none
+    /// matches). An update that pushes into a bounded array first reads
+    /// which document the filter picks (one `find`), then
     /// updates it under the push's guard ([`Error::EmbedFull`], nothing
     /// written, when it has no room).
     pub fn update_one(
@@ -320,8 +372,9 @@ impl<M: Document> Repo<M> {
             "update_one",
             options,
             move |s, o| async move {
-                let (filter, parts) = (query(filter)?, update.into_parts()?);
+                let (filter, mut parts) = (query(filter)?, update.into_parts()?);
                 if !parts.has_guard() {
+                    crate::stamp::updated::<M>(&mut parts.update, o.upsert)?;
                     let coll = self.raw();
                     let action = coll.update_one(filter, parts.update).upsert(o.upsert);
                     let r = with_session!(action, s).map_err(|e| self.err(e, "update"))?;
@@ -330,7 +383,7 @@ impl<M: Document> Repo<M> {
                 refuse_guarded("update_one with upsert", o.upsert, &parts)?;
                 let mut s = s;
                 match self.pick(s.as_deref_mut(), &filter).await? {
-                    Some(id) => self.update_guarded(s, &id, Some(filter), parts).await,
+                    Some(id) => self.update_guarded(s, &id, Some(filter), parts, None).await,
                     None => Ok(UpdateResult {
                         matched: 0,
                         modified: 0,
@@ -343,8 +396,8 @@ impl<M: Document> Repo<M> {
 
     /// Applies `update` to every document `filter` matches: one `update`
     /// with `multi` (and, given `.upsert(true)`, inserts one when none
-    /// matches). An update that pushes into a bounded
-    /// array is refused with [`Error::Model`] before anything is sent (the
+    /// matches). An update that pushes into a bounded array is refused with
+    /// [`Error::Model`] before anything is sent (the
     /// documents without room would be skipped): push per document with
     /// [`update`](Self::update) or [`update_one`](Self::update_one).
     pub fn update_many(
@@ -359,8 +412,9 @@ impl<M: Document> Repo<M> {
             "update_many",
             options,
             move |s, o| async move {
-                let (filter, parts) = (query(filter)?, update.into_parts()?);
+                let (filter, mut parts) = (query(filter)?, update.into_parts()?);
                 refuse_guarded("update_many", true, &parts)?;
+                crate::stamp::updated::<M>(&mut parts.update, o.upsert)?;
                 let coll = self.raw();
                 let action = coll.update_many(filter, parts.update).upsert(o.upsert);
                 let r = with_session!(action, s).map_err(|e| self.err(e, "update"))?;
@@ -387,7 +441,9 @@ impl<M: Document> Repo<M> {
             "find_one_and_update",
             options,
             move |s, o| async move {
-                let (filter, parts) = (query(filter)?, update.into_parts()?);
+                let (filter, mut parts) = (query(filter)?, update.into_parts()?);
+                refuse_guarded("find_one_and_update with upsert", o.upsert, &parts)?;
+                crate::stamp::updated::<M>(&mut parts.update, o.upsert)?;
                 let which = match o.return_document {
                     ReturnDocument::Before => mongodb::options::ReturnDocument::Before,
                     ReturnDocument::After => mongodb::options::ReturnDocument::After,
@@ -401,7 +457,6 @@ impl<M: Document> Repo<M> {
                     let found = with_session!(action, s).map_err(|e| self.err(e, "update"))?;
                     return found.map(|raw| codec::decode(&raw)).transpose();
                 }
-                refuse_guarded("find_one_and_update with upsert", o.upsert, &parts)?;
                 let mut s = s;
                 let Some(id) = self.pick(s.as_deref_mut(), &filter).await? else {
                     return Ok(None);
@@ -419,7 +474,7 @@ impl<M: Document> Repo<M> {
                 match found {
                     Some(raw) => codec::decode(&raw).map(Some),
                     None => self
-                        .full_or_gone(s, &id, Some(&filter), &parts)
+                        .full_or_gone(s, &id, Some(&filter), &parts, None)
                         .await
                         .map(|()| None),
                 }
@@ -438,7 +493,7 @@ impl<M: Document> Repo<M> {
     pub fn delete<'a>(&'a self, id: &'a M::Id) -> Action<'a, bool> {
         self.action("delete", move |s| async move {
             let filter = doc! { "_id": id_to_bson::<M>(id)? };
-            Ok(self.cascade(s, filter, Delete::One).await?.is_some())
+            Ok(self.cascade(s, filter, Delete::ById).await?.is_some())
         })
     }
 
@@ -506,53 +561,86 @@ impl<M: Document> Repo<M> {
         Ok(())
     }
 
-    /// The update of the document `id` (that also matches `also`) under the
-    /// guards of its bounded pushes.
+    /// The update of the document `id` (that also matches `also`, and is at
+    /// version `expected` when given) under the guards of its bounded
+    /// pushes, with the version and timestamps the model keeps.
     async fn update_guarded(
         &self,
         mut session: Option<&mut ClientSession>,
         id: &Bson,
         also: Option<BsonDocument>,
-        parts: UpdateParts,
+        mut parts: UpdateParts,
+        expected: Option<i64>,
     ) -> Result<UpdateResult> {
+        let version = match (expected, M::VERSION) {
+            (Some(v), Some((name, _))) => Some((name, v)),
+            (Some(_), None) => {
+                return Err(Error::Model(format!(
+                    "`if_version` needs a version: `{}` has no `#[document(version)]`; nothing was sent",
+                    M::NAME
+                )))
+            }
+            (None, _) => None,
+        };
+        crate::stamp::updated::<M>(&mut parts.update, false)?;
         self.prepare_pushes(session.as_deref_mut(), id, &parts)
             .await?;
-        let filter = guarded(id, also.as_ref(), &parts.guard);
-        let r = with_session!(
-            self.raw().update_one(filter, parts.update.clone()),
-            session.as_deref_mut()
-        )
-        .map_err(|e| self.err(e, "update"))?;
-        if r.matched_count == 0 && parts.has_guard() {
-            self.full_or_gone(session, id, also.as_ref(), &parts)
+        let mut filter = guarded(id, also.as_ref(), &parts.guard);
+        if let Some((name, v)) = version {
+            filter.insert(name, v);
+        }
+        let coll = self.raw();
+        let action = coll.update_one(filter, parts.update.clone());
+        let r = with_session!(action, session.as_deref_mut()).map_err(|e| self.err(e, "update"))?;
+        if r.matched_count == 0 && (parts.has_guard() || version.is_some()) {
+            self.full_or_gone(session, id, also.as_ref(), &parts, version)
                 .await?;
         }
         Ok(result(r))
     }
 
-    /// After a guarded update matched nothing: [`Error::EmbedFull`] when the
-    /// document is there (one `find` of the guarded arrays), `Ok` when it is
-    /// gone (or no longer matches `also`).
+    /// After a guarded update matched nothing (one `find` of the version
+    /// and the guarded arrays): [`Error::Conflict`] when the document is at
+    /// another version than `version`'s, [`Error::EmbedFull`] when it is
+    /// there and the update pushes, `Ok` when it is gone (or no longer
+    /// matches `also`).
     async fn full_or_gone(
         &self,
         session: Option<&mut ClientSession>,
         id: &Bson,
         also: Option<&BsonDocument>,
         parts: &UpdateParts,
+        version: Option<(&'static str, i64)>,
     ) -> Result<()> {
         let mut projection = doc! { "_id": 1 };
         for path in parts.guarded_paths() {
             projection.insert(path, 1);
+        }
+        if let Some((name, _)) = version {
+            projection.insert(name, 1);
         }
         let coll = self.raw();
         let find = coll
             .find_one(guarded(id, also, &BsonDocument::new()))
             .projection(projection);
         let stored = with_session!(find, session).map_err(|e| self.err(e, "find in"))?;
-        match stored {
-            None => Ok(()),
-            Some(stored) => Err(parts.full_error(M::COLLECTION, id, &stored)),
+        let Some(stored) = stored else {
+            return Ok(());
+        };
+        if let Some((name, expected)) = version {
+            let at = match stored.get(name) {
+                Some(Bson::Int32(n)) => Some(i64::from(*n)),
+                Some(Bson::Int64(n)) => Some(*n),
+                _ => None,
+            };
+            if at != Some(expected) {
+                return Err(self.conflict(id, expected));
+            }
         }
+        if parts.has_guard() {
+            return Err(parts.full_error(M::COLLECTION, id, &stored));
+        }
+        Ok(())
     }
 
     /// A delete, with the cascade of two-sided links in a transaction when
@@ -609,7 +697,7 @@ impl<M: Document> Repo<M> {
                     returned: Some(raw),
                 }));
             }
-            Delete::One if !cascades => {
+            Delete::ById if !cascades => {
                 let coll = self.raw();
                 let action = coll.delete_one(filter.clone());
                 with_session!(action, session.as_deref_mut())
@@ -619,14 +707,18 @@ impl<M: Document> Repo<M> {
                 let action = coll.delete_many(filter.clone());
                 with_session!(action, session.as_deref_mut())
             }
-            Delete::One | Delete::Many => {
+            Delete::ById => {
+                let id = filter.get("_id").cloned().unwrap_or(Bson::Null);
+                self.pull_inverse(session.as_deref_mut(), id).await?;
+                let coll = self.raw();
+                let action = coll.delete_one(filter.clone());
+                with_session!(action, session)
+            }
+            Delete::Many => {
                 // In the transaction: the ids first, so that the pull and
                 // the delete touch the same documents.
                 let coll = self.raw();
-                let find = coll
-                    .find(filter.clone())
-                    .projection(doc! { "_id": 1 })
-                    .limit(if how == Delete::One { 1 } else { 0 });
+                let find = coll.find(filter.clone()).projection(doc! { "_id": 1 });
                 let ids: Vec<Bson> = crate::cursor::collect(find, session.as_deref_mut())
                     .await
                     .map_err(|e| self.err(e, "find in"))?
@@ -676,8 +768,11 @@ impl<M: Document> Repo<M> {
 /// Which delete [`Repo::cascade`] runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Delete {
-    One,
+    /// The document of a `{_id: id}` filter.
+    ById,
+    /// Every document matching the filter.
     Many,
+    /// The first matching document, returned.
     Returning,
 }
 

@@ -17,6 +17,7 @@ mod expand;
 mod serde;
 mod serde_typo;
 mod size;
+mod stamp;
 mod suggest;
 mod ty;
 

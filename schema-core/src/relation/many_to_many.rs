@@ -61,6 +61,8 @@ struct Side {
     collection: &'static str,
     field: &'static str,
     max: u32,
+    /// Adds the version and timestamps its model keeps to an update.
+    stamp: fn(&mut BsonDocument, bool) -> Result<()>,
 }
 
 /// An edge recorded by one side only, or pointing at a missing document.
@@ -175,6 +177,7 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
             collection: M::COLLECTION,
             field: self.field.name(),
             max: self.field.max(),
+            stamp: crate::stamp::updated::<M>,
         }
     }
 
@@ -183,6 +186,7 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
             collection: R::COLLECTION,
             field,
             max,
+            stamp: crate::stamp::updated::<R>,
         })
     }
 
@@ -291,11 +295,10 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
         let mut filter = doc! { "_id": id.clone() };
         filter.extend(room);
         let coll = self.coll(side.collection);
-        let r = with_session!(
-            coll.update_one(filter, doc! { "$addToSet": { side.field: value.clone() } }),
-            session.as_deref_mut()
-        )
-        .map_err(|e| Error::from_server(e, "link in", side.collection))?;
+        let mut update = doc! { "$addToSet": { side.field: value.clone() } };
+        (side.stamp)(&mut update, false)?;
+        let r = with_session!(coll.update_one(filter, update), session.as_deref_mut())
+            .map_err(|e| Error::from_server(e, "link in", side.collection))?;
         if r.matched_count > 0 {
             return Ok(());
         }
@@ -327,14 +330,10 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
         value: &Bson,
     ) -> Result<()> {
         let coll = self.coll(side.collection);
-        with_session!(
-            coll.update_one(
-                doc! { "_id": id.clone() },
-                doc! { "$pull": { side.field: value.clone() } }
-            ),
-            session
-        )
-        .map_err(|e| Error::from_server(e, "unlink in", side.collection))?;
+        let mut update = doc! { "$pull": { side.field: value.clone() } };
+        (side.stamp)(&mut update, false)?;
+        with_session!(coll.update_one(doc! { "_id": id.clone() }, update), session)
+            .map_err(|e| Error::from_server(e, "unlink in", side.collection))?;
         Ok(())
     }
 
@@ -401,6 +400,7 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
                     collection: R::COLLECTION,
                     field: "_id",
                     max: 0,
+                    stamp: crate::stamp::updated::<R>,
                 };
                 read_arrays(
                     self.coll(R::COLLECTION),

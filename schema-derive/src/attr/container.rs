@@ -5,7 +5,9 @@ use proc_macro2::Span;
 use syn::{Attribute, LitStr, Meta};
 
 use super::index::{index, IndexAttr};
-use super::keywords::{COLLECTION, CRATE, DOCUMENT, DOCUMENT_KEYS, INDEX, OPEN};
+use super::keywords::{
+    COLLECTION, CRATE, DOCUMENT, DOCUMENT_KEYS, INDEX, OPEN, TIMESTAMPS, VERSION,
+};
 use super::list::{for_each_key, unknown_key, SeenKeys};
 use super::value::{flag, str_value};
 use crate::ctxt::Ctxt;
@@ -23,6 +25,11 @@ pub struct ContainerAttrs {
     /// declare (at this type's own level only; its sub-documents decide for
     /// themselves).
     pub open: Option<Span>,
+    /// `version` (the field `version`) or `version = "rev"` (the field
+    /// `rev`): the Rust name of the version field, and the key's span.
+    pub version: Option<(String, Span)>,
+    /// `timestamps`, with its span: the fields `created_at` and `updated_at`.
+    pub timestamps: Option<Span>,
 }
 
 /// Checks a collection name as the server would.
@@ -82,6 +89,20 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute]) -> ContainerAttrs {
             OPEN => {
                 flag(cx, meta, name, span);
                 out.open = Some(span);
+            }
+            VERSION => {
+                if meta.input.peek(syn::Token![=]) {
+                    if let Some(lit) = str_value(cx, meta, name, span, "\"rev\"") {
+                        out.version = Some((lit.value(), lit.span()));
+                    }
+                } else {
+                    flag(cx, meta, name, span);
+                    out.version = Some((VERSION.to_owned(), span));
+                }
+            }
+            TIMESTAMPS => {
+                flag(cx, meta, name, span);
+                out.timestamps = Some(span);
             }
             _ => {
                 unknown_key(cx, DOCUMENT, name, span, DOCUMENT_KEYS);

@@ -18,6 +18,8 @@ pub const COLLECTION: &str = "collection";
 pub const CRATE: &str = "crate";
 pub const INDEX: &str = "index";
 pub const OPEN: &str = "open";
+pub const VERSION: &str = "version";
+pub const TIMESTAMPS: &str = "timestamps";
 
 // `index(...)` keys.
 pub const KEYS: &str = "keys";
@@ -60,7 +62,7 @@ pub const NEWEST: &str = "newest";
 pub const OLDEST: &str = "oldest";
 
 // The keys each attribute (and `index(...)`, `partial(...)`) accepts.
-pub(super) const DOCUMENT_KEYS: &[&str] = &[COLLECTION, CRATE, INDEX, OPEN];
+pub(super) const DOCUMENT_KEYS: &[&str] = &[COLLECTION, CRATE, INDEX, OPEN, VERSION, TIMESTAMPS];
 pub(super) const INDEX_KEYS: &[&str] = &[KEYS, NAME, UNIQUE, SPARSE, EXPIRE_AFTER, PARTIAL];
 pub(super) const PARTIAL_OPS: &[&str] = &[EXISTS, EQ, GT, GTE, LT, LTE, TYPE];
 pub(super) const EMBED_KEYS: &[&str] = &[MAX, KEEP, HISTORY, UNBOUNDED];

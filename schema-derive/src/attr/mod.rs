@@ -30,5 +30,5 @@ mod tests;
 pub use container::{container, ContainerAttrs};
 pub use field::{field, reject_field_attrs, EmbedAttr, FieldKind, Keep, RefAttr, StorageAttr};
 pub use index::{Dir, KeyName, PartialTest, Value};
-pub use keywords::{misspelt, EMBED, MANY_TO_MANY, REFERENCE};
+pub use keywords::{misspelt, EMBED, MANY_TO_MANY, REFERENCE, TIMESTAMPS, VERSION};
 pub use list::skip_rest;

@@ -34,6 +34,7 @@ pub fn expand(input: &Input) -> TokenStream {
     let schema = validator::object(input, input.struct_fields());
     let id_checks = ids::expand(input);
     let serde_bound = serde_bound(input);
+    let stamps = crate::stamp::items(input, &p);
 
     quote! {
         #checks
@@ -65,6 +66,8 @@ pub fn expand(input: &Input) -> TokenStream {
             fn json_schema() -> #p::bson::Document {
                 #schema
             }
+
+            #stamps
         }
     }
 }

@@ -1,0 +1,13 @@
+use schema_core::Document;
+use serde::{Deserialize, Serialize};
+
+#[derive(Document, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[document(collection = "accounts", timestamps)]
+struct Account {
+    #[serde(rename = "_id")]
+    id: String,
+    created_at: bson::DateTime,
+}
+
+fn main() {}
