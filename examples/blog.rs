@@ -57,7 +57,10 @@ async fn main() -> Result {
     for chunk in all.chunks(5000) {
         posts.insert_many(chunk).await?;
     }
-    let (n_users, n_posts) = (users.count(doc! {}).await?, posts.count(doc! {}).await?);
+    let (n_users, n_posts) = (
+        users.count(doc! {}).scan().await?,
+        posts.count(doc! {}).scan().await?,
+    );
     println!("users: {n_users} | posts: {n_posts}");
     assert_eq!((n_users, n_posts), (USERS as u64, POSTS as u64));
 

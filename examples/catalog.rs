@@ -69,7 +69,8 @@ async fn sync_colors(
     // An array field matches one of its elements: `{skus: sku}`.
     let holders = products
         .find(Product::FIELDS.skus.contains(sku))
-        .session(session)
+        .session(&mut *session)
+        .all()
         .await?;
     for p in holders {
         let mut current = skus.get_many(&p.skus).session(session).await?;
@@ -114,7 +115,7 @@ async fn recolor(
 /// Every product whose `colors` differs from its skus' colors.
 async fn out_of_sync(products: &Repo<Product>, skus: &Repo<Sku>) -> Result<Vec<String>> {
     let mut bad = Vec::new();
-    for p in products.find(doc! {}).await? {
+    for p in products.find(doc! {}).scan().all().await? {
         let mut current = skus.get_many(&p.skus).await?;
         current.sort_by_key(|s| p.skus.iter().position(|id| *id == s.id));
         if colors_of(&current) != p.colors {
@@ -180,7 +181,8 @@ async fn main() -> Result {
         assert_eq!(&stored, p);
     }
     for kind in ["book", "dvd"] {
-        let n = products.count(doc! { "details.type": kind }).await?;
+        // Two products: a scan on purpose (`details.type` has no index).
+        let n = products.count(doc! { "details.type": kind }).scan().await?;
         println!("products with details.type = {kind:?}: {n}");
         assert_eq!(n, 1);
     }
@@ -230,7 +232,10 @@ async fn main() -> Result {
     }
     skus.insert_many(&all_skus).await?;
     products.insert_many(&generated).await?;
-    let (n_products, n_skus) = (products.count(doc! {}).await?, skus.count(doc! {}).await?);
+    let (n_products, n_skus) = (
+        products.count(doc! {}).scan().await?,
+        skus.count(doc! {}).scan().await?,
+    );
     println!("catalog: {n_products} products, {n_skus} skus");
 
     heading("Products with a white sku");
@@ -258,6 +263,8 @@ async fn main() -> Result {
     assert_eq!(sku_scan.docs_examined, n_skus);
     let white_skus: Vec<ObjectId> = skus
         .find(Sku::FIELDS.color.eq(&white))
+        .scan() // the scan this comparison measures
+        .all()
         .await?
         .into_iter()
         .map(|s| s.id)

@@ -118,7 +118,10 @@ async fn main() -> Result {
             p.sku, p.name, p.current_price
         );
     }
-    println!("... {} products in all", products.count(doc! {}).await?);
+    println!(
+        "... {} products in all",
+        products.count(doc! {}).scan().await?
+    );
 
     heading("An order embeds its line items: one read returns the whole order");
     let (widget, gadget) = (by_sku["W-01"], by_sku["G-01"]);

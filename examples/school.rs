@@ -50,8 +50,8 @@ async fn main() -> Result {
     courses.insert_many(&offered).await?;
     println!(
         "students: {} | courses: {}",
-        students.count(doc! {}).await?,
-        courses.count(doc! {}).await?
+        students.count(doc! {}).scan().await?,
+        courses.count(doc! {}).scan().await?
     );
 
     heading("Without a transaction: two plain writes, a crash between them");
@@ -180,12 +180,12 @@ async fn main() -> Result {
     );
     assert!(report.is_consistent(), "{report:?}");
     assert_eq!(report.edges, 5);
-    for s in students.find(doc! {}).await? {
+    for s in students.find(doc! {}).scan().all().await? {
         if !s.course_ids.is_empty() {
             println!("  {:10} courseIds: {:?}", s.id, s.course_ids);
         }
     }
-    for c in courses.find(doc! {}).await? {
+    for c in courses.find(doc! {}).scan().all().await? {
         if !c.student_ids.is_empty() {
             println!("  {:10} studentIds: {:?}", c.id, c.student_ids);
         }

@@ -337,7 +337,7 @@ async fn the_subset_pattern_keeps_the_newest_n_and_the_full_history_in_one_trans
         "{err:?}"
     );
     assert_eq!(
-        messages.count(doc! {}).await.unwrap(),
+        messages.count(doc! {}).scan().await.unwrap(),
         12,
         "nothing written"
     );

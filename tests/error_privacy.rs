@@ -107,7 +107,7 @@ async fn a_duplicate_key_names_the_collection_and_the_index_not_the_value() {
     assert_duplicate(&err, "email_unique");
 
     // Nothing was written.
-    assert_eq!(accounts.count(doc! {}).await.unwrap(), 2);
+    assert_eq!(accounts.count(doc! {}).scan().await.unwrap(), 2);
     assert_eq!(
         accounts.get(&"a2".to_owned()).await.unwrap().unwrap().email,
         "free"

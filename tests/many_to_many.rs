@@ -644,10 +644,10 @@ async fn concurrent_links_and_unlinks_with_transient_failures_stay_symmetric_and
     let report = links.verify().await.unwrap();
     assert!(report.asymmetric.is_empty(), "{report:?}");
     assert!(report.over_max.is_empty(), "{report:?}");
-    for p in pupils.find(doc! {}).await.unwrap() {
+    for p in pupils.find(doc! {}).scan().all().await.unwrap() {
         assert!(p.class_ids.len() <= 3, "{p:?}");
     }
-    for k in classes.find(doc! {}).await.unwrap() {
+    for k in classes.find(doc! {}).scan().all().await.unwrap() {
         assert!(k.pupil_ids.len() <= 6, "{k:?}");
     }
 }

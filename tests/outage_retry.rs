@@ -43,8 +43,18 @@ async fn client_for(uri: &str, tune: impl FnOnce(&mut ClientOptions)) -> Client 
 
 /// `(student, its course ids)` and `(course, its student ids)`, as stored.
 async fn sides(db: &mongodb::Database) -> (Vec<(String, Vec<String>)>, Vec<(String, Vec<String>)>) {
-    let students = Repo::<Student>::new(db).find(doc! {}).await.unwrap();
-    let courses = Repo::<Course>::new(db).find(doc! {}).await.unwrap();
+    let students = Repo::<Student>::new(db)
+        .find(doc! {})
+        .scan()
+        .all()
+        .await
+        .unwrap();
+    let courses = Repo::<Course>::new(db)
+        .find(doc! {})
+        .scan()
+        .all()
+        .await
+        .unwrap();
     (
         students.into_iter().map(|s| (s.id, s.course_ids)).collect(),
         courses.into_iter().map(|c| (c.id, c.student_ids)).collect(),

@@ -216,13 +216,25 @@ async fn run(sync_on_commit: bool, rounds: usize) -> Vec<Round> {
         let client = connect(&server).await;
         let db = client.database("kill");
         let mut stored: BTreeSet<Edge> = BTreeSet::new();
-        for s in Repo::<Student>::new(&db).find(doc! {}).await.unwrap() {
+        for s in Repo::<Student>::new(&db)
+            .find(doc! {})
+            .scan()
+            .all()
+            .await
+            .unwrap()
+        {
             for c in &s.course_ids {
                 stored.insert((s.id.clone(), c.clone()));
             }
         }
         let mut inverse: BTreeSet<Edge> = BTreeSet::new();
-        for c in Repo::<Course>::new(&db).find(doc! {}).await.unwrap() {
+        for c in Repo::<Course>::new(&db)
+            .find(doc! {})
+            .scan()
+            .all()
+            .await
+            .unwrap()
+        {
             for s in &c.student_ids {
                 inverse.insert((s.clone(), c.id.clone()));
             }

@@ -203,13 +203,13 @@ async fn links_survive_a_restart_and_helpers_fail_fast_while_the_server_is_down(
     let acked: BTreeSet<(String, String)> = seen.acked.iter().cloned().collect();
     // Every acknowledged link is there, on both sides.
     let mut stored: BTreeSet<(String, String)> = BTreeSet::new();
-    for s in students.find(doc! {}).await.unwrap() {
+    for s in students.find(doc! {}).scan().all().await.unwrap() {
         for c in &s.course_ids {
             stored.insert((s.id.clone(), c.clone()));
         }
     }
     let mut inverse: BTreeSet<(String, String)> = BTreeSet::new();
-    for c in courses.find(doc! {}).await.unwrap() {
+    for c in courses.find(doc! {}).scan().all().await.unwrap() {
         for s in &c.student_ids {
             inverse.insert((s.clone(), c.id.clone()));
         }

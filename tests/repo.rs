@@ -65,6 +65,7 @@ async fn insert_get_replace_update_find_count_delete() {
 
     let adas = posts
         .find(Post::FIELDS.author_id.eq(&s("ada")))
+        .all()
         .await
         .unwrap();
     let mut titles: Vec<_> = adas.iter().map(|p| p.title.clone()).collect();
@@ -72,14 +73,14 @@ async fn insert_get_replace_update_find_count_delete() {
     assert_eq!(titles, ["Dos", "Uno"]);
     assert_eq!(
         posts
-            .find_one(Post::FIELDS.title.eq(&s("Three")))
+            .find_one(Post::FIELDS.author_id.eq(&s("bob")))
             .await
             .unwrap()
             .unwrap()
             .id,
         "p3"
     );
-    assert_eq!(posts.count(doc! {}).await.unwrap(), 3);
+    assert_eq!(posts.count(doc! {}).scan().await.unwrap(), 3);
     assert_eq!(
         posts
             .count(Post::FIELDS.author_id.is_in([&s("ada"), &s("bob")]))
@@ -172,8 +173,8 @@ async fn actions_given_a_session_compose_into_the_callers_transaction() {
                     .insert_many(&[post("p3", "bob", "Three")])
                     .session(session)
                     .await?;
-                let _ = posts.find(doc! {}).session(session).await?;
-                let _ = posts.find_one(doc! {}).session(session).await?;
+                let _ = posts.find(doc! {}).scan().session(session).all().await?;
+                let _ = posts.find_one(doc! {}).scan().session(session).await?;
                 Err::<(), _>(Error::Model("changed my mind".into()))
             })
         },
@@ -183,5 +184,5 @@ async fn actions_given_a_session_compose_into_the_callers_transaction() {
     assert!(err.to_string().contains("changed my mind"));
     assert!(posts.get(&s("p1")).await.unwrap().is_some());
     assert_eq!(posts.get(&s("p2")).await.unwrap().unwrap().title, "Two");
-    assert_eq!(posts.count(doc! {}).await.unwrap(), 2);
+    assert_eq!(posts.count(doc! {}).scan().await.unwrap(), 2);
 }

@@ -243,7 +243,7 @@ async fn a_read_only_user_gets_a_permission_error_from_every_write_helper() {
     // Nothing changed.
     let admin_notes = Repo::<Note>::new(&db);
     assert_eq!(admin_notes.get(&n1).await.unwrap(), Some(note));
-    assert_eq!(admin_notes.count(doc! {}).await.unwrap(), 1);
+    assert_eq!(admin_notes.count(doc! {}).scan().await.unwrap(), 1);
     let s = Repo::<Student>::new(&db).get(&s1).await.unwrap().unwrap();
     assert_eq!(s.course_ids, [c1]);
     assert!(Links::new(&db, Student::FIELDS.course_ids)

@@ -93,6 +93,7 @@ async fn every_helper_given_a_session_joins_the_callers_transaction() {
     let seen = (
         posts
             .count(bson::doc! {})
+            .scan()
             .session(&mut session)
             .await
             .unwrap(),
@@ -116,7 +117,7 @@ async fn every_helper_given_a_session_joins_the_callers_transaction() {
     assert!(seen.2.course_ids.is_empty(), "{:?}", seen.2.course_ids);
     assert_eq!(seen.3, [s("c1")]);
     // Outside the transaction: none of it yet.
-    assert_eq!(posts.count(bson::doc! {}).await.unwrap(), 1);
+    assert_eq!(posts.count(bson::doc! {}).scan().await.unwrap(), 1);
     assert!(courses.get(&co).await.unwrap().is_some());
 
     // Aborted: nothing any helper did is kept, the two-sided link and the

@@ -56,8 +56,12 @@ async fn check(
         .map(|p| p.id)
         .collect();
     wanted.sort();
+    // Five documents, every operator on fields with no index: a scan on
+    // purpose (the index guard has its own tests).
     let mut found: Vec<String> = repo
         .find(filter)
+        .scan()
+        .all()
         .await
         .unwrap_or_else(|e| panic!("{what}: {e}"))
         .into_iter()
@@ -180,9 +184,14 @@ async fn every_operator_selects_what_it_says() {
     .await;
 
     // find_one and count take the same filters.
-    let one = repo.find_one(f.name.eq("Cy")).await.unwrap().unwrap();
+    let one = repo
+        .find_one(f.name.eq("Cy"))
+        .scan()
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(one.id, "p3");
-    let minors = repo.count(f.age.lt(&18)).await.unwrap();
+    let minors = repo.count(f.age.lt(&18)).scan().await.unwrap();
     assert_eq!(
         minors,
         people().iter().filter(|p| p.age < 18).count() as u64
@@ -334,8 +343,11 @@ async fn check_nested(
         .map(|c| c.id)
         .collect();
     wanted.sort();
+    // Four documents, nested paths with no index: a scan on purpose.
     let mut found: Vec<String> = repo
         .find(filter)
+        .scan()
+        .all()
         .await
         .unwrap_or_else(|e| panic!("{what}: {e}"))
         .into_iter()

@@ -75,7 +75,7 @@ async fn update_many_and_delete_many_report_what_they_did() {
         .await
         .unwrap();
     assert_eq!((r.matched, r.modified, r.upserted_id), (3, 2, None));
-    assert_eq!(posts.count(f.title.eq(&s("T"))).await.unwrap(), 3);
+    assert_eq!(posts.count(f.title.eq(&s("T"))).scan().await.unwrap(), 3);
     let none = posts
         .update_many(f.author_id.eq(&s("eve")), f.title.set(&s("X")))
         .await
@@ -95,6 +95,8 @@ async fn update_many_and_delete_many_report_what_they_did() {
     );
     let mut left: Vec<String> = posts
         .find(bson::doc! {})
+        .scan()
+        .all()
         .await
         .unwrap()
         .into_iter()
@@ -191,7 +193,7 @@ async fn find_one_and_update_returns_the_document_before_or_after() {
         counters.find_one_and_delete(f.hits.gte(&7)).await.unwrap(),
         None
     );
-    assert_eq!(counters.count(bson::doc! {}).await.unwrap(), 1);
+    assert_eq!(counters.count(bson::doc! {}).scan().await.unwrap(), 1);
 }
 
 #[tokio::test]
@@ -231,7 +233,7 @@ async fn an_ordered_insert_many_stops_at_a_duplicate_and_names_it() {
     );
 
     // What was written: a and b; c as it was; neither d nor e.
-    let mut stored = counters.find(bson::doc! {}).await.unwrap();
+    let mut stored = counters.find(bson::doc! {}).scan().all().await.unwrap();
     stored.sort_by(|x, y| x.id.cmp(&y.id));
     assert_eq!(
         stored,
@@ -273,7 +275,7 @@ async fn an_unordered_insert_many_inserts_all_but_the_refused_ones() {
         .iter()
         .all(|f| matches!(f.reason, Error::DuplicateKey { .. })));
 
-    let mut stored = counters.find(bson::doc! {}).await.unwrap();
+    let mut stored = counters.find(bson::doc! {}).scan().all().await.unwrap();
     stored.sort_by(|x, y| x.id.cmp(&y.id));
     assert_eq!(
         stored,
@@ -386,5 +388,5 @@ async fn deleting_many_two_sided_documents_pulls_their_ids_from_the_other_side()
     assert_eq!(gone.student_ids, [s("s1")]);
     assert!(ids(students.get(&s("s1")).await.unwrap()).is_empty());
     assert!(links.verify().await.unwrap().is_consistent());
-    assert_eq!(courses.count(bson::doc! {}).await.unwrap(), 0);
+    assert_eq!(courses.count(bson::doc! {}).scan().await.unwrap(), 0);
 }

@@ -12,7 +12,7 @@
 //!   [`Error::Decode`], naming the collection, the `_id` and the field.
 
 use bson::{Bson, Document as BsonDocument, RawDocument, RawDocumentBuf};
-use serde::Serialize;
+use serde::{de::DeserializeOwned, Serialize};
 
 use crate::error::{id_text, Error, Result};
 use crate::model::Document;
@@ -117,11 +117,21 @@ fn largest_field(raw: &RawDocument) -> (String, usize) {
 /// Reads a stored document as `M`; on failure, [`Error::Decode`] names the
 /// collection, the `_id` and the field.
 pub(crate) fn decode<M: Document>(raw: &RawDocument) -> Result<M> {
-    bson::deserialize_from_slice::<M>(raw.as_bytes()).map_err(|source| Error::Decode {
-        model: M::NAME,
-        collection: M::COLLECTION,
+    decode_as::<M>(raw, M::NAME, M::COLLECTION)
+}
+
+/// Reads a stored document of `collection` as a `T` named `name` (a model,
+/// or a projection of one); on failure, [`Error::Decode`] as [`decode`].
+pub(crate) fn decode_as<T: DeserializeOwned>(
+    raw: &RawDocument,
+    name: &'static str,
+    collection: &'static str,
+) -> Result<T> {
+    bson::deserialize_from_slice::<T>(raw.as_bytes()).map_err(|source| Error::Decode {
+        model: name,
+        collection,
         id: raw_id(raw),
-        field: failing_field::<M>(raw, &source),
+        field: failing_field::<T>(raw, &source),
         source: Box::new(source),
     })
 }
@@ -138,10 +148,13 @@ fn raw_id(raw: &RawDocument) -> String {
 
 /// Reads the document again, this time tracking the path, to name the field
 /// that failed (only on the error path: the tracking costs time).
-fn failing_field<M: Document>(raw: &RawDocument, first: &bson::error::Error) -> Option<String> {
+fn failing_field<T: DeserializeOwned>(
+    raw: &RawDocument,
+    first: &bson::error::Error,
+) -> Option<String> {
     let doc = BsonDocument::try_from(raw).ok()?;
     let de = bson::Deserializer::new(Bson::Document(doc));
-    let path = match serde_path_to_error::deserialize::<_, M>(de) {
+    let path = match serde_path_to_error::deserialize::<_, T>(de) {
         Ok(_) => return None,
         Err(e) => e.path().to_string(),
     };

@@ -175,6 +175,22 @@ pub enum Error {
         /// The index's key document.
         index: String,
     },
+    /// No index of the model serves the query (see the index guard's rule in
+    /// [`query`](crate::query)); it was refused before anything was sent.
+    /// Declare the index the message names, or call `.scan()` on the query
+    /// to read the collection on purpose.
+    #[error("{}", unindexed_message(model, query, index.as_deref()))]
+    Unindexed {
+        /// The model's Rust name.
+        model: &'static str,
+        /// Its collection.
+        collection: &'static str,
+        /// The fields of the query (or of the branch of its `$or`) that no
+        /// index serves, by how it tests them.
+        query: Box<QueryFields>,
+        /// The attribute that declares an index serving it, when one can.
+        index: Option<String>,
+    },
     /// A transaction kept failing with transient errors until its retry
     /// policy ran out; it was aborted, so nothing it wrote is kept, unless
     /// the last error left the commit's outcome unknown
@@ -435,6 +451,71 @@ impl Error {
             _ => None,
         }
     }
+}
+
+/// The fields of a query refused by the index guard, by how it tests them
+/// (see [`Error::Unindexed`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct QueryFields {
+    /// The stored paths tested for equality (`{f: v}`, `$eq`, `$in`, `$all`).
+    pub equality: Vec<String>,
+    /// The stored paths sorted by (equality fields left out).
+    pub sort: Vec<String>,
+    /// The stored paths tested with a range (`$gt`, `$ne`, `$regex`...).
+    pub range: Vec<String>,
+    /// The conditions no index can bound (`` `$where` ``, `` `$size` on `tags` ``).
+    pub unindexable: Vec<String>,
+}
+
+fn unindexed_message(model: &str, query: &QueryFields, index: Option<&str>) -> String {
+    let QueryFields {
+        equality,
+        sort,
+        range,
+        unindexable,
+    } = query;
+    let list = |v: &[String]| {
+        v.iter()
+            .map(|f| format!("`{f}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut parts = Vec::new();
+    if !equality.is_empty() {
+        parts.push(format!("equality on {}", list(equality)));
+    }
+    if !sort.is_empty() {
+        parts.push(format!("sorted by {}", list(sort)));
+    }
+    if !range.is_empty() {
+        parts.push(format!("range on {}", list(range)));
+    }
+    let what = if !unindexable.is_empty() {
+        format!(
+            "a query on `{model}` with {}, which no index can bound,",
+            unindexable.join(", ")
+        )
+    } else if parts.is_empty() {
+        format!("a query on `{model}` with no condition and no sort")
+    } else {
+        format!(
+            "no index of `{model}` serves a query with {}, so it",
+            parts.join("; ")
+        )
+    };
+    let fix = match index {
+        Some(index) => format!("declare the index with `{index}`, or call"),
+        None if range.len() > 1 => {
+            "an index bounds one range field: keep one range (and equality on the rest), or call"
+                .to_owned()
+        }
+        None => "filter on `_id` or an indexed field, or call".to_owned(),
+    };
+    format!(
+        "{what} would scan the collection: {fix} `.scan()` on the query to scan on purpose; \
+         nothing was sent"
+    )
 }
 
 fn clash_message(collection: &str, first: &str, second: &str) -> String {

@@ -22,6 +22,7 @@ pub mod index;
 pub mod model;
 pub mod path;
 pub mod plan;
+pub mod query;
 pub mod relation;
 pub mod repo;
 pub mod schema;
@@ -55,13 +56,14 @@ pub use filter::Filter;
 pub use index::{Direction, IndexOrigin, IndexSpec};
 pub use model::{Document, Embedded};
 pub use plan::{Action, Plan, Violators};
+pub use query::{DocStream, Find, Projection, Sort};
 pub use relation::{
     Asymmetry, AsymmetryKind, Children, Cursor, Links, Page, Relation, RepairReport, Through,
     VerifyReport,
 };
 pub use repo::Repo;
 pub use schema::{ModelInfo, Schema};
-pub use schema_derive::{Document, Embedded};
+pub use schema_derive::{Document, Embedded, Projection};
 pub use setup::{OnViolations, SyncOptions, SyncReport};
 pub use txn::{run_in_transaction, RetryPolicy};
 pub use update::Update;
@@ -75,8 +77,8 @@ pub const DEFAULT_LINK_MAX: u32 = 1000;
 pub mod prelude {
     pub use crate::{
         BsonSchema, Cursor, Direction, Document, EmbedField, Embedded, Error, Field, Filter,
-        IndexSpec, LinkField, Links, OnViolations, Page, Plan, PlanSummary, RefField, Relation,
-        Repo, RetryPolicy, Schema, SyncOptions, Through, Update,
+        IndexSpec, LinkField, Links, OnViolations, Page, Plan, PlanSummary, Projection, RefField,
+        Relation, Repo, RetryPolicy, Schema, SyncOptions, Through, Update,
     };
 }
 
@@ -92,6 +94,7 @@ pub mod __private {
     pub use crate::index::{Direction, IndexOrigin, IndexSpec};
     pub use crate::model::{Document, Embedded};
     pub use crate::path::{FieldNames, Nested, NestedFields, One, Prefix, Root, Seg};
+    pub use crate::query::{same_name, Projection};
     pub use crate::relation::Relation;
     pub use crate::schema_depth::schema_of;
     pub use crate::stamp::{TimestampField, VersionField, VersionType};

@@ -19,8 +19,8 @@
 //! # async fn demo(db: mongodb::Database) -> schema_core::Result<()> {
 //! let posts = Repo::<Post>::new(&db);
 //! posts.insert(&Post { id: "p1".into(), title: "Hello".into() }).await?;
-//! let found = posts.find(Post::FIELDS.title.eq(&"Hello".to_owned())).await?;
-//! assert_eq!(found.len(), 1);
+//! let found = posts.get(&"p1".to_owned()).await?;
+//! assert!(found.is_some());
 //! posts.update(&"p1".to_owned(), Post::FIELDS.title.set("Hi")).await?;
 //! # Ok(())
 //! # }
@@ -37,7 +37,6 @@ use crate::action::Action;
 use crate::codec;
 use crate::codec::id_to_bson;
 use crate::error::{code, Error, Result};
-use crate::filter::Filter;
 use crate::model::Document;
 use crate::txn::{RetryPolicy, TxnSupport};
 
@@ -272,16 +271,6 @@ impl<M: Document> Repo<M> {
         }
     }
 
-    /// Every document matching `filter` (build it with the typed fields:
-    /// `Post::FIELDS.author_id.eq(&id)`). Unbounded: prefer the paged finders
-    /// of [`relation`](crate::relation) for children.
-    pub fn find(&self, filter: impl Into<Filter<M>>) -> Action<'_, Vec<M>> {
-        let filter = filter.into();
-        self.action("find", move |s| async move {
-            self.find_opt(s, filter.into_document()?).await
-        })
-    }
-
     pub(crate) async fn find_opt(
         &self,
         session: Option<&mut ClientSession>,
@@ -294,14 +283,6 @@ impl<M: Document> Repo<M> {
         raws.iter().map(|raw| codec::decode(raw)).collect()
     }
 
-    /// The first document matching `filter`.
-    pub fn find_one(&self, filter: impl Into<Filter<M>>) -> Action<'_, Option<M>> {
-        let filter = filter.into();
-        self.action("find_one", move |s| async move {
-            self.find_one_opt(s, filter.into_document()?).await
-        })
-    }
-
     async fn find_one_opt(
         &self,
         session: Option<&mut ClientSession>,
@@ -311,14 +292,6 @@ impl<M: Document> Repo<M> {
             .map_err(|e| self.err(e, "find in"))?
             .map(|raw| codec::decode(&raw))
             .transpose()
-    }
-
-    /// How many documents match `filter`: one `aggregate` (`countDocuments`).
-    pub fn count(&self, filter: impl Into<Filter<M>>) -> Action<'_, u64> {
-        let filter = filter.into();
-        self.action("count", move |s| async move {
-            self.count_opt(s, filter.into_document()?).await
-        })
     }
 
     pub(crate) async fn count_opt(

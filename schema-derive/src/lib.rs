@@ -14,6 +14,7 @@ mod attr;
 mod check;
 mod ctxt;
 mod expand;
+mod projection;
 mod serde;
 mod serde_typo;
 mod size;
@@ -108,4 +109,20 @@ pub fn derive_document(input: TokenStream) -> TokenStream {
 pub fn derive_embedded(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand::derive(&input, Derive::Embedded).into()
+}
+
+/// Derives `schema_core::Projection<Model>` for a partial view of a model:
+/// `#[projection(of = Post)]` on a struct with named fields.
+///
+/// Each field must be a field of the model by its Rust name, with the same
+/// type and the same stored name (serde `rename` / `rename_all` of both
+/// sides): a field the model lacks, a different type or a different stored
+/// name is a compile error spanned on the field. The view's `projection`
+/// document names each stored field (and `_id: 0` unless the view has `_id`);
+/// `#[serde(skip)]` fields are neither sent nor checked. The view derives
+/// `Deserialize` itself. `crate = "..."` overrides the path to `schema_core`.
+#[proc_macro_derive(Projection, attributes(projection))]
+pub fn derive_projection(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    projection::derive(&input).into()
 }

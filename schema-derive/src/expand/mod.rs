@@ -51,7 +51,7 @@ pub fn derive(input: &DeriveInput, derive: Derive) -> TokenStream {
     }
 }
 
-fn wrap(body: TokenStream) -> TokenStream {
+pub(crate) fn wrap(body: TokenStream) -> TokenStream {
     quote! {
         #[doc(hidden)]
         #[allow(

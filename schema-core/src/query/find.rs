@@ -1,0 +1,395 @@
+//! [`Find`], [`FindOne`] and [`Count`]: the queries of a [`Repo`], as
+//! builders awaited directly (as the driver's own actions are).
+
+use futures_util::future::BoxFuture;
+use std::future::IntoFuture;
+use std::marker::PhantomData;
+
+use bson::{Document as BsonDocument, RawDocumentBuf};
+use futures_util::{StreamExt, TryStreamExt};
+use mongodb::ClientSession;
+
+use crate::action::Action;
+use crate::error::{Error, Result};
+use crate::explain::{explain_find, FindShape, PlanSummary};
+use crate::filter::Filter;
+use crate::model::Document;
+use crate::query::guard;
+use crate::query::projection::Projection;
+use crate::query::sort::Sort;
+use crate::query::stream::DocStream;
+use crate::repo::Repo;
+
+impl<M: Document> Repo<M> {
+    /// The documents matching `filter` (build it with the typed fields:
+    /// `Post::FIELDS.author_id.eq(&id)`, or pass a `bson::Document`), as a
+    /// builder: add `.sort(...)`, `.limit(n)`, `.projection::<View>()`,
+    /// `.session(&mut s)`, then await it for a [`DocStream`] of documents
+    /// (or call [`all`](Find::all) for a `Vec`).
+    ///
+    /// The query passes the index guard first (see [`query`](crate::query)):
+    /// unless one of `M`'s indexes serves it, it is refused with
+    /// [`Error::Unindexed`] before anything is sent;
+    /// [`scan`](Find::scan) allows a collection scan on purpose.
+    ///
+    /// ```no_run
+    /// # use schema_core::prelude::*;
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Document, Serialize, Deserialize)]
+    /// # #[serde(rename_all = "camelCase")]
+    /// # #[document(collection = "posts")]
+    /// # struct Post {
+    /// #     #[serde(rename = "_id")]
+    /// #     id: String,
+    /// #     #[reference(index, sort(at = desc))]
+    /// #     author_id: String,
+    /// #     at: i64,
+    /// # }
+    /// # async fn demo(db: mongodb::Database) -> schema_core::Result<()> {
+    /// use futures_util::TryStreamExt;
+    ///
+    /// let posts = Repo::<Post>::new(&db);
+    /// let ada = "ada".to_owned();
+    /// let mut newest = posts
+    ///     .find(Post::FIELDS.author_id.eq(&ada))
+    ///     .sort(Post::FIELDS.at.desc())
+    ///     .limit(100)
+    ///     .await?;
+    /// while let Some(post) = newest.try_next().await? {
+    ///     println!("{}", post.id);
+    /// }
+    /// let every = posts.find(bson::doc! {}).scan().all().await?; // on purpose
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn find(&self, filter: impl Into<Filter<M>>) -> Find<'_, M> {
+        Find {
+            repo: self,
+            filter: filter.into().into_document(),
+            sort: None,
+            limit: None,
+            batch_size: None,
+            scan: false,
+            session: None,
+            _view: PhantomData,
+        }
+    }
+
+    /// The first document matching `filter` (with [`FindOne::sort`], the
+    /// first in that order), guarded as [`find`](Self::find) is.
+    ///
+    /// ```no_run
+    /// # use schema_core::prelude::*;
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Document, Serialize, Deserialize)]
+    /// # #[document(collection = "users", index(keys(email = asc), unique))]
+    /// # struct User {
+    /// #     #[serde(rename = "_id")]
+    /// #     id: String,
+    /// #     email: String,
+    /// # }
+    /// # async fn demo(db: mongodb::Database) -> schema_core::Result<()> {
+    /// let users = Repo::<User>::new(&db);
+    /// let ada = users.find_one(User::FIELDS.email.eq("ada@example.com")).await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn find_one(&self, filter: impl Into<Filter<M>>) -> FindOne<'_, M> {
+        FindOne {
+            find: self.find(filter).limit(1),
+        }
+    }
+
+    /// How many documents match `filter`: one `aggregate`
+    /// (`countDocuments`), guarded as [`find`](Self::find) is.
+    ///
+    /// ```no_run
+    /// # use schema_core::prelude::*;
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Document, Serialize, Deserialize)]
+    /// # #[serde(rename_all = "camelCase")]
+    /// # #[document(collection = "posts")]
+    /// # struct Post {
+    /// #     #[serde(rename = "_id")]
+    /// #     id: String,
+    /// #     #[reference(index)]
+    /// #     author_id: String,
+    /// # }
+    /// # async fn demo(db: mongodb::Database) -> schema_core::Result<()> {
+    /// let posts = Repo::<Post>::new(&db);
+    /// let by_ada = posts.count(Post::FIELDS.author_id.eq("ada")).await?;
+    /// let all = posts.count(bson::doc! {}).scan().await?; // reads every document
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn count(&self, filter: impl Into<Filter<M>>) -> Count<'_, M> {
+        Count {
+            repo: self,
+            filter: filter.into().into_document(),
+            scan: false,
+            session: None,
+        }
+    }
+}
+
+/// A `find` on `M` yielding `P` (see [`Repo::find`]).
+#[must_use = "a query does nothing until it is awaited"]
+pub struct Find<'a, M: Document, P = M> {
+    repo: &'a Repo<M>,
+    filter: Result<BsonDocument>,
+    sort: Option<BsonDocument>,
+    limit: Option<u64>,
+    batch_size: Option<u32>,
+    scan: bool,
+    session: Option<&'a mut ClientSession>,
+    _view: PhantomData<fn() -> P>,
+}
+
+impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
+    /// Sorts by `sort` (`Post::FIELDS.at.desc()`, or a `bson::Document`);
+    /// called again, sorts by the keys given before, then these. The sort
+    /// is part of what the index guard checks: the index must give this
+    /// order (or its exact reverse) after the equality fields.
+    pub fn sort(mut self, sort: impl Into<Sort<M>>) -> Self {
+        let sort = sort.into();
+        self.sort = Some(match self.sort.take() {
+            Some(before) => Sort::from(before).then(sort).into_document(),
+            None => sort.into_document(),
+        });
+        self
+    }
+
+    /// At most `n` documents.
+    pub fn limit(mut self, n: u64) -> Self {
+        self.limit = Some(n);
+        self
+    }
+
+    /// How many documents the server returns per batch (memory use of the
+    /// stream is about one batch).
+    pub fn batch_size(mut self, n: u32) -> Self {
+        self.batch_size = Some(n);
+        self
+    }
+
+    /// Allows a collection scan on purpose: the index guard does not check
+    /// this query. Greppable on purpose.
+    pub fn scan(mut self) -> Self {
+        self.scan = true;
+        self
+    }
+
+    /// Runs in the caller's session (and its transaction, if one is in
+    /// progress); the stream then borrows the session until it is dropped.
+    pub fn session(mut self, session: &'a mut ClientSession) -> Self {
+        self.session = Some(session);
+        self
+    }
+
+    /// Yields a partial view of each document: sends
+    /// [`V::projection()`](Projection::projection) and decodes each
+    /// document as a `V` (see [`Projection`]).
+    pub fn projection<V: Projection<M>>(self) -> Find<'a, M, V> {
+        Find {
+            repo: self.repo,
+            filter: self.filter,
+            sort: self.sort,
+            limit: self.limit,
+            batch_size: self.batch_size,
+            scan: self.scan,
+            session: self.session,
+            _view: PhantomData,
+        }
+    }
+
+    /// The documents as a stream, the query sent on the first poll (an
+    /// error, the guard's included, is its first item).
+    pub fn stream(self) -> DocStream<'a, P> {
+        DocStream::from_stream(
+            futures_util::stream::once(self.into_future())
+                .map(|opened| match opened {
+                    Ok(stream) => stream,
+                    Err(e) => DocStream::failed(e),
+                })
+                .flatten(),
+        )
+    }
+
+    /// Every document, collected into a `Vec`: as many as match, so give a
+    /// [`limit`](Self::limit) unless the filter bounds them (or stream them).
+    pub async fn all(self) -> Result<Vec<P>> {
+        self.await?.try_collect().await
+    }
+
+    /// What the server does for this query: `explain` (`executionStats`)
+    /// of the `find` it sends, after the same index guard (the session is
+    /// not used).
+    pub async fn explain(mut self) -> Result<PlanSummary> {
+        let filter = self.checked_filter()?;
+        let shape = FindShape {
+            filter,
+            sort: self.sort,
+            limit: self.limit.map(|n| i64::try_from(n).unwrap_or(i64::MAX)),
+            projection: P::projection(),
+            hint: None,
+        };
+        explain_find(self.repo.database(), M::COLLECTION, &shape).await
+    }
+
+    /// The filter, once the index guard let it through (unless
+    /// [`scan`](Self::scan)).
+    fn checked_filter(&mut self) -> Result<BsonDocument> {
+        let filter = std::mem::replace(&mut self.filter, Ok(BsonDocument::new()))?;
+        if !self.scan {
+            guard::check::<M>(&filter, self.sort.as_ref())?;
+        }
+        Ok(filter)
+    }
+
+    /// Checks the query against the index guard (unless [`scan`](Self::scan))
+    /// and sends it, in `session` when there is one.
+    async fn open(mut self, session: Option<&'a mut ClientSession>) -> Result<DocStream<'a, P>> {
+        let filter = self.checked_filter()?;
+        let raw = self.repo.collection().clone_with_type::<RawDocumentBuf>();
+        let mut find = raw.find(filter);
+        if let Some(sort) = self.sort {
+            find = find.sort(sort);
+        }
+        if let Some(n) = self.limit {
+            find = find.limit(i64::try_from(n).unwrap_or(i64::MAX));
+        }
+        if let Some(n) = self.batch_size {
+            find = find.batch_size(n);
+        }
+        if let Some(projection) = P::projection() {
+            find = find.projection(projection);
+        }
+        let err = |e| Error::from_server(e, "find in", M::COLLECTION);
+        let decode =
+            |raw: &RawDocumentBuf| crate::codec::decode_as::<P>(raw, P::VIEW_NAME, M::COLLECTION);
+        match session {
+            Some(session) => {
+                let cursor = find.session(&mut *session).await.map_err(err)?;
+                Ok(DocStream::in_session(cursor, session, decode, err))
+            }
+            None => {
+                let cursor = find.await.map_err(err)?;
+                Ok(DocStream::new(cursor, decode, err))
+            }
+        }
+    }
+}
+
+impl<'a, M: Document, P: Projection<M>> IntoFuture for Find<'a, M, P> {
+    type Output = Result<DocStream<'a, P>>;
+    type IntoFuture = BoxFuture<'a, Self::Output>;
+
+    fn into_future(mut self) -> Self::IntoFuture {
+        let session = self.session.take();
+        let action = Action::new(M::COLLECTION, "find", self, |s, find: Self| find.open(s));
+        with_session(action, session).into_future()
+    }
+}
+
+/// A `find` of one document (see [`Repo::find_one`]).
+#[must_use = "a query does nothing until it is awaited"]
+pub struct FindOne<'a, M: Document, P = M> {
+    find: Find<'a, M, P>,
+}
+
+impl<'a, M: Document, P: Projection<M>> FindOne<'a, M, P> {
+    /// The first document in this order (see [`Find::sort`]).
+    pub fn sort(self, sort: impl Into<Sort<M>>) -> Self {
+        FindOne {
+            find: self.find.sort(sort),
+        }
+    }
+
+    /// Allows a collection scan on purpose (see [`Find::scan`]).
+    pub fn scan(self) -> Self {
+        FindOne {
+            find: self.find.scan(),
+        }
+    }
+
+    /// Runs in the caller's session (see [`Find::session`]).
+    pub fn session(self, session: &'a mut ClientSession) -> Self {
+        FindOne {
+            find: self.find.session(session),
+        }
+    }
+
+    /// Yields a partial view (see [`Find::projection`]).
+    pub fn projection<V: Projection<M>>(self) -> FindOne<'a, M, V> {
+        FindOne {
+            find: self.find.projection(),
+        }
+    }
+}
+
+impl<'a, M: Document, P: Projection<M>> IntoFuture for FindOne<'a, M, P> {
+    type Output = Result<Option<P>>;
+    type IntoFuture = BoxFuture<'a, Self::Output>;
+
+    fn into_future(mut self) -> Self::IntoFuture {
+        let session = self.find.session.take();
+        let action = Action::new(
+            M::COLLECTION,
+            "find_one",
+            self.find,
+            |s, find: Find<'a, M, P>| async move { find.batch_size(1).open(s).await?.try_next().await },
+        );
+        with_session(action, session).into_future()
+    }
+}
+
+/// A count of the documents matching a filter (see [`Repo::count`]).
+#[must_use = "a query does nothing until it is awaited"]
+pub struct Count<'a, M: Document> {
+    repo: &'a Repo<M>,
+    filter: Result<BsonDocument>,
+    scan: bool,
+    session: Option<&'a mut ClientSession>,
+}
+
+impl<'a, M: Document> Count<'a, M> {
+    /// Allows a collection scan on purpose (see [`Find::scan`]).
+    pub fn scan(mut self) -> Self {
+        self.scan = true;
+        self
+    }
+
+    /// Runs in the caller's session (see [`Find::session`]).
+    pub fn session(mut self, session: &'a mut ClientSession) -> Self {
+        self.session = Some(session);
+        self
+    }
+}
+
+impl<'a, M: Document> IntoFuture for Count<'a, M> {
+    type Output = Result<u64>;
+    type IntoFuture = BoxFuture<'a, Self::Output>;
+
+    fn into_future(mut self) -> Self::IntoFuture {
+        let session = self.session.take();
+        let action = Action::new(M::COLLECTION, "count", self, |s, count: Self| async move {
+            let filter = count.filter?;
+            if !count.scan {
+                guard::check::<M>(&filter, None)?;
+            }
+            count.repo.count_opt(s, filter).await
+        });
+        with_session(action, session).into_future()
+    }
+}
+
+/// `action` in `session`, when there is one.
+fn with_session<'a, T, O>(
+    action: Action<'a, T, O>,
+    session: Option<&'a mut ClientSession>,
+) -> Action<'a, T, O> {
+    match session {
+        Some(s) => action.session(s),
+        None => action,
+    }
+}

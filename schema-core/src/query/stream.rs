@@ -1,0 +1,89 @@
+//! [`DocStream`]: the documents of a query, decoded one at a time from the
+//! driver's cursor.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bson::RawDocumentBuf;
+use futures_util::stream::{BoxStream, Stream, StreamExt};
+use mongodb::{ClientSession, Cursor, SessionCursor};
+
+use crate::error::{Error, Result};
+
+/// The documents a query returns, as a [`Stream`] of `Result<T>`.
+///
+/// It holds the driver's cursor, one batch at a time (the server's batch
+/// size, or the query's `batch_size`), and decodes each document as it is
+/// polled: memory stays flat however many documents match. Dropping it
+/// closes the cursor (the driver sends `killCursors`).
+#[must_use = "a stream does nothing until it is polled"]
+pub struct DocStream<'a, T> {
+    inner: BoxStream<'a, Result<T>>,
+}
+
+impl<'a, T: Send + 'a> DocStream<'a, T> {
+    /// A stream over a cursor of raw documents, each decoded by `decode`;
+    /// `err` turns a driver error into ours.
+    pub(crate) fn new(
+        cursor: Cursor<RawDocumentBuf>,
+        decode: fn(&RawDocumentBuf) -> Result<T>,
+        err: fn(mongodb::error::Error) -> Error,
+    ) -> Self {
+        let inner = cursor.map(move |item| item.map_err(err).and_then(|raw| decode(&raw)));
+        DocStream {
+            inner: inner.boxed(),
+        }
+    }
+
+    /// [`new`](Self::new) over a cursor that reads its batches in `session`.
+    pub(crate) fn in_session(
+        cursor: SessionCursor<RawDocumentBuf>,
+        session: &'a mut ClientSession,
+        decode: fn(&RawDocumentBuf) -> Result<T>,
+        err: fn(mongodb::error::Error) -> Error,
+    ) -> Self {
+        let inner = futures_util::stream::unfold(
+            (cursor, session),
+            move |(mut cursor, session)| async move {
+                let item = cursor.next(session).await?;
+                let item = item.map_err(err).and_then(|raw| decode(&raw));
+                Some((item, (cursor, session)))
+            },
+        );
+        DocStream {
+            inner: inner.boxed(),
+        }
+    }
+
+    /// A stream that yields `err` and ends.
+    pub(crate) fn failed(err: Error) -> Self {
+        DocStream {
+            inner: futures_util::stream::once(async move { Err(err) }).boxed(),
+        }
+    }
+
+    /// A stream that yields what `stream` yields.
+    pub(crate) fn from_stream(stream: impl Stream<Item = Result<T>> + Send + 'a) -> Self {
+        DocStream {
+            inner: stream.boxed(),
+        }
+    }
+}
+
+impl<T> Stream for DocStream<'_, T> {
+    type Item = Result<T>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<T>>> {
+        self.inner.as_mut().poll_next(cx)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+}
+
+impl<T> std::fmt::Debug for DocStream<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DocStream")
+    }
+}
