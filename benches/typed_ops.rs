@@ -5,8 +5,9 @@
 //! (`category == c && stock >= k`, nested path included) and an `update` of
 //! one document by `_id` (`$inc` + `$set` + `$currentDate`). Prints the
 //! median of the per-round ratios typed/raw with their p10-p90 spread, for
-//! the filter, the update and both together, and the commands each side
-//! sent per operation.
+//! the filter, the update and both together, the commands each side sent
+//! per operation, and what building the typed filter and update costs
+//! against building the same `doc!`s (no server).
 //!
 //! Run: `cargo bench --bench typed_ops` (`ROUNDS=N`, default 200;
 //! `BATCH=N`, default 5).
@@ -192,6 +193,39 @@ async fn main() {
         raw_update_total += times[3];
     }
 
+    // The builders alone, no server: a typed filter and update built and
+    // rendered to their documents, against the same `doc!`s built by hand.
+    let build_rounds = 20_000;
+    let t = Instant::now();
+    for i in 0..build_rounds {
+        let category = format!("c{}", i % 10);
+        let filter = f.category.eq(&category)
+            & f.stock.gte(&((i % 40) as i32))
+            & f.dims.weight_grams.lt(&2000);
+        let update = f.stock.inc(&1) & f.price.set(&(i as f64)) & f.seen_at.current_date();
+        std::hint::black_box((
+            filter.into_document().expect("filter"),
+            update.into_parts().expect("update"),
+        ));
+    }
+    let typed_build = t.elapsed();
+    let t = Instant::now();
+    for i in 0..build_rounds {
+        let category = format!("c{}", i % 10);
+        let filter = doc! {
+            "category": category,
+            "stock": { "$gte": (i % 40) as i32 },
+            "dims.weightGrams": { "$lt": 2000 },
+        };
+        let update = doc! {
+            "$inc": { "stock": 1 },
+            "$set": { "price": i as f64 },
+            "$currentDate": { "seenAt": { "$type": "date" } },
+        };
+        std::hint::black_box((filter, update));
+    }
+    let raw_build = t.elapsed();
+
     let ops = rounds * batch;
     println!(
         "{rounds} rounds of {batch} operations per side, interleaved (alternating first); \
@@ -226,6 +260,11 @@ async fn main() {
         "commands per operation (all counted): typed {:.2}, raw {:.2}",
         typed_commands as f64 / (2 * ops) as f64,
         raw_commands as f64 / (2 * ops) as f64
+    );
+    println!(
+        "building the filter and the update (no server), microseconds per pair: typed {:.2}, doc! {:.2}",
+        typed_build.as_secs_f64() * 1e6 / build_rounds as f64,
+        raw_build.as_secs_f64() * 1e6 / build_rounds as f64
     );
     db.drop().await.expect("drop");
 }

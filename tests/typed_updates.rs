@@ -317,4 +317,11 @@ fn a_guarded_update_has_no_guardless_document() {
         parts.update,
         doc! { "$inc": { "stock": 1 }, "$push": { "tags": "a" } }
     );
+    // Pushing no items is nothing; an update of nothing at all is an error.
+    let parts = (f.tags.push_all(&[]) & f.stock.inc(&1))
+        .into_parts()
+        .unwrap();
+    assert_eq!(parts.guard, doc! {});
+    let err = f.tags.push_all(&[]).into_parts().unwrap_err();
+    assert!(err.to_string().contains("changes nothing"), "{err}");
 }

@@ -173,7 +173,8 @@ impl<M> Update<M> {
     }
 
     /// The update document and its guard (see [`UpdateParts`]), or the
-    /// error of a value in it, or of two operations on one path.
+    /// error of a value in it, of two operations on one path, or of an
+    /// update that changes nothing (a `push_all` of no items alone).
     pub fn into_parts(self) -> Result<UpdateParts> {
         let parts = self.parts?;
         let mut update = parts.raw.unwrap_or_default();
@@ -205,6 +206,12 @@ impl<M> Update<M> {
                     update.insert(operator, doc! { path: value });
                 }
             }
+        }
+        if update.is_empty() {
+            return Err(Error::Model(
+                "an update that changes nothing (no operator, no item to push): nothing to send"
+                    .to_owned(),
+            ));
         }
         Ok(UpdateParts {
             update,
