@@ -195,7 +195,7 @@ async fn main() {
 
     // The builders alone, no server: a typed filter and update built and
     // rendered to their documents, against the same `doc!`s built by hand.
-    let build_rounds = 20_000;
+    let build_rounds: usize = 20_000;
     let t = Instant::now();
     for i in 0..build_rounds {
         let category = format!("c{}", i % 10);
