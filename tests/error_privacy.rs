@@ -75,11 +75,19 @@ async fn a_duplicate_key_names_the_collection_and_the_index_not_the_value() {
 
     let err = accounts.insert(&account("a3", &taken)).await.unwrap_err();
     assert_duplicate(&err, "email_unique");
+    // Several documents: each refused one is reported with its own reason.
     let err = accounts
         .insert_many(&[account("a4", &taken)])
         .await
         .unwrap_err();
-    assert_duplicate(&err, "email_unique");
+    assert_private(&err);
+    match &err {
+        Error::InsertMany(failure) => {
+            assert_eq!(failure.failed.len(), 1, "{err:?}");
+            assert_duplicate(&failure.failed[0].reason, "email_unique");
+        }
+        other => panic!("expected InsertMany, got {other:?}"),
+    }
     let err = accounts.replace(&account("a2", &taken)).await.unwrap_err();
     assert_duplicate(&err, "email_unique");
     let err = accounts
