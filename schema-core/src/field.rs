@@ -12,10 +12,7 @@ use crate::error::Result;
 use crate::filter::{Filter, Node, Op};
 use crate::index::Direction;
 use crate::model::Document as Model;
-use crate::path::{Below, Nested, NestedFields, Prefix, Root};
-
-/// Marks what a zero-sized handle is about, without owning it.
-pub(crate) type Owns<T> = PhantomData<fn() -> T>;
+use crate::path::{Below, Nested, NestedFields, Owns, Prefix, Root};
 
 /// A field of model `M` holding a `T`, at the stored path `P` (a
 /// [`Seg`](crate::path::Seg) for the fields the derives generate, whose

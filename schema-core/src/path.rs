@@ -72,7 +72,8 @@ use std::collections::{BTreeSet, HashSet, LinkedList, VecDeque};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::field::Owns;
+/// Marks what a zero-sized handle is about, without owning it.
+pub(crate) type Owns<T> = std::marker::PhantomData<fn() -> T>;
 
 /// A stored path known at compile time: [`Root`] (the document itself) or
 /// a [`Seg`] below another path.
