@@ -79,7 +79,7 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
     /// The stored name and integer type of the `#[document(version)]` field,
     /// when the model keeps one: `replace` and `update(id, ..).if_version(v)` check it,
     /// every update helper increments it (see [`stamp`](crate::stamp)).
-    const VERSION: Option<(&'static str, crate::stamp::VersionType)> = None;
+    const VERSION: Option<(&'static str, VersionType)> = None;
 
     /// The stored names of the `#[document(timestamps)]` fields (created,
     /// updated), when the model keeps them: inserts and upserts set both,
@@ -174,4 +174,15 @@ impl Relation {
             }
         )
     }
+}
+
+/// The integer type of a `#[document(version)]` field (see
+/// [`stamp`](crate::stamp)): its increment is stored as the same
+/// BSON type, so the validator's `bsonType` keeps holding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VersionType {
+    /// `i32`: BSON `int`.
+    I32,
+    /// `i64`: BSON `long`.
+    I64,
 }

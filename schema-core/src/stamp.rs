@@ -42,15 +42,9 @@ use bson::{doc, Bson, Document as BsonDocument, RawDocumentBuf};
 use crate::error::{Error, Result};
 use crate::model::Document;
 
-/// The integer type of a version field: its increment is stored as the same
-/// BSON type, so the validator's `bsonType` keeps holding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum VersionType {
-    /// `i32`: BSON `int`.
-    I32,
-    /// `i64`: BSON `long`.
-    I64,
-}
+// Declared with the `Document` trait that names it, so that `model` does
+// not use this module (which uses `model`).
+pub use crate::model::VersionType;
 
 impl VersionType {
     /// `n` as this BSON type (`None` when it does not fit).
