@@ -15,6 +15,7 @@ use crate::explain::{explain_find, FindShape, PlanSummary};
 use crate::filter::Filter;
 use crate::model::Document;
 use crate::query::guard;
+use crate::query::keyset::{may_be_null, Cursor, Keyset, Page};
 use crate::query::projection::Projection;
 use crate::query::sort::Sort;
 use crate::query::stream::DocStream;
@@ -71,6 +72,7 @@ impl<M: Document> Repo<M> {
             batch_size: None,
             scan: false,
             session: None,
+            after: None,
             _view: PhantomData,
         }
     }
@@ -142,6 +144,7 @@ pub struct Find<'a, M: Document, P = M> {
     batch_size: Option<u32>,
     scan: bool,
     session: Option<&'a mut ClientSession>,
+    after: Option<Cursor>,
     _view: PhantomData<fn() -> P>,
 }
 
@@ -186,6 +189,101 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         self
     }
 
+    /// Continues after the page that returned `cursor` (keyset paging, never
+    /// an offset): the documents that come after the cursor's in the
+    /// query's order, which ends with `_id` to break ties (in the last sort
+    /// key's direction, unless the sort names `_id` itself). The index guard
+    /// then checks the query with that `_id`: the index must end with it
+    /// (as a reference's index does). See [`keyset`](crate::query::keyset).
+    pub fn after(mut self, cursor: Cursor) -> Self {
+        self.after = Some(cursor);
+        self
+    }
+
+    /// One page of at most `size` documents in the query's order (its sort,
+    /// then `_id`), and the [`Cursor`] the next page continues
+    /// [`after`](Self::after): the same cursor semantics as a reference's
+    /// [`children`](crate::relation::Children::page) (usually one `find`,
+    /// limited to `size`; see [`keyset`](crate::query::keyset)). There is
+    /// no offset-based paging.
+    ///
+    /// ```no_run
+    /// # use schema_core::prelude::*;
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Document, Serialize, Deserialize)]
+    /// # #[document(collection = "posts", index(keys(status = asc, score = desc, id = desc)))]
+    /// # struct Post {
+    /// #     #[serde(rename = "_id")]
+    /// #     id: String,
+    /// #     status: String,
+    /// #     score: i64,
+    /// # }
+    /// # async fn demo(db: mongodb::Database) -> schema_core::Result<()> {
+    /// let posts = Repo::<Post>::new(&db);
+    /// let live = || posts.find(Post::FIELDS.status.eq("live")).sort(Post::FIELDS.score.desc());
+    /// let mut page = live().page(20).await?;
+    /// while let Some(next) = page.next.take() {
+    ///     page = live().after(next).page(20).await?;
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn page(self, size: u32) -> Action<'a, Page<P>, Self> {
+        let mut find = self;
+        let session = find.session.take();
+        let action = Action::new(M::COLLECTION, "page", find, move |s, find: Self| {
+            find.page_opt(s, size.max(1))
+        });
+        with_session(action, session)
+    }
+
+    async fn page_opt(
+        mut self,
+        mut session: Option<&'a mut ClientSession>,
+        size: u32,
+    ) -> Result<Page<P>> {
+        let keyset = Keyset::of_sort(self.sort.as_ref());
+        self.sort = Some(keyset.sort());
+        let base = self.checked_filter()?;
+        let projection = P::projection().map(|mut projection| {
+            for path in keyset.paths() {
+                projection.insert(path, 1);
+            }
+            projection
+        });
+        let raw = self.repo.collection().clone_with_type::<RawDocumentBuf>();
+        let mut docs: Vec<RawDocumentBuf> = Vec::new();
+        for filter in keyset.filters(&base, self.after.as_ref(), may_be_null::<M>) {
+            let short = size as usize - docs.len();
+            if short == 0 {
+                break;
+            }
+            let short = u32::try_from(short).unwrap_or(size);
+            let mut find = raw
+                .find(filter)
+                .sort(keyset.sort())
+                .limit(i64::from(short))
+                .batch_size(short);
+            if let Some(projection) = &projection {
+                find = find.projection(projection.clone());
+            }
+            let found = crate::cursor::collect(find, session.as_deref_mut())
+                .await
+                .map_err(|e| Error::from_server(e, "page through", M::COLLECTION))?;
+            docs.extend(found);
+        }
+        let items = docs
+            .iter()
+            .map(|raw| crate::codec::decode_as::<P>(raw, P::VIEW_NAME, M::COLLECTION))
+            .collect::<Result<Vec<P>>>()?;
+        let next = if docs.len() >= size as usize {
+            keyset.next_cursor(&docs, self.after.as_ref())
+        } else {
+            None
+        };
+        Ok(Page { items, next })
+    }
+
     /// Yields a partial view of each document: sends
     /// [`V::projection()`](Projection::projection) and decodes each
     /// document as a `V` (see [`Projection`]).
@@ -198,6 +296,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
             batch_size: self.batch_size,
             scan: self.scan,
             session: self.session,
+            after: self.after,
             _view: PhantomData,
         }
     }
@@ -225,7 +324,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     /// of the `find` it sends, after the same index guard (the session is
     /// not used).
     pub async fn explain(mut self) -> Result<PlanSummary> {
-        let filter = self.checked_filter()?;
+        let filter = self.stream_query()?;
         let shape = FindShape {
             filter,
             sort: self.sort,
@@ -238,6 +337,9 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
 
     /// The filter, once the index guard let it through (unless
     /// [`scan`](Self::scan)).
+    /// With [`after`](Self::after), the sort is the keyset order and the
+    /// filter the documents after the cursor; [`page`](Self::page) adds the
+    /// cursor's conditions itself.
     fn checked_filter(&mut self) -> Result<BsonDocument> {
         let filter = std::mem::replace(&mut self.filter, Ok(BsonDocument::new()))?;
         if !self.scan {
@@ -246,10 +348,21 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         Ok(filter)
     }
 
+    /// The filter and sort a stream sends: after a cursor, the keyset's.
+    fn stream_query(&mut self) -> Result<BsonDocument> {
+        let Some(cursor) = self.after.take() else {
+            return self.checked_filter();
+        };
+        let keyset = Keyset::of_sort(self.sort.as_ref());
+        self.sort = Some(keyset.sort());
+        let base = self.checked_filter()?;
+        Ok(keyset.after(&base, &cursor, may_be_null::<M>))
+    }
+
     /// Checks the query against the index guard (unless [`scan`](Self::scan))
     /// and sends it, in `session` when there is one.
     async fn open(mut self, session: Option<&'a mut ClientSession>) -> Result<DocStream<'a, P>> {
-        let filter = self.checked_filter()?;
+        let filter = self.stream_query()?;
         let raw = self.repo.collection().clone_with_type::<RawDocumentBuf>();
         let mut find = raw.find(filter);
         if let Some(sort) = self.sort {

@@ -59,12 +59,14 @@
 
 mod find;
 mod guard;
+pub mod keyset;
 mod projection;
 mod sort;
 mod stream;
 
 pub use find::{Count, Find, FindOne};
 pub use guard::check;
+pub use keyset::{Cursor, Page};
 #[doc(hidden)]
 pub use projection::same_name;
 pub use projection::Projection;

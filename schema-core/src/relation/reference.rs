@@ -73,10 +73,10 @@
 //! # }
 //! ```
 
-use bson::{doc, Bson, Document as BsonDocument, RawDocument, RawDocumentBuf};
+use bson::{doc, Bson, Document as BsonDocument, RawDocumentBuf};
 use mongodb::options::Hint;
 use mongodb::ClientSession;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::action::Action;
 use crate::codec::{field_error, id_to_bson};
@@ -85,39 +85,13 @@ use crate::explain::{explain_find, FindShape, PlanSummary};
 use crate::field::RefField;
 use crate::index::{Direction, IndexOrigin};
 use crate::model::Document;
+use crate::query::keyset::{may_be_null, raw_path, Keyset};
 use crate::repo::Repo;
 
 /// The default number of children per page.
 pub const DEFAULT_PAGE_SIZE: u32 = 20;
 
-/// One page of children and where the next one starts.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Page<M> {
-    /// The children, in page order.
-    pub items: Vec<M>,
-    /// Where the next page starts; `None` when this page was not full (the
-    /// last page may also be full, then the next one is empty).
-    pub next: Option<Cursor>,
-}
-
-/// Where a page ended: the last sort value and `_id`, never an offset.
-///
-/// Serializable, so it can travel to a client and back (e.g. as extended
-/// JSON); its size does not grow with the number of children paged.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Cursor {
-    /// The sort key of the last child returned (its `_id` when the reference
-    /// has no sort key; null when the child has none).
-    pub last: Bson,
-    /// The `_id` of the last child returned.
-    pub id: Bson,
-    /// Whether the child returned before the last one had the same sort
-    /// value: the next page then starts with the rest of that run. It only
-    /// chooses how the next page is asked for; either value returns the
-    /// same children (a wrong one costs index keys, not correctness).
-    #[serde(default)]
-    pub tied: bool,
-}
+pub use crate::query::keyset::{Cursor, Page};
 
 impl<C: Document> Repo<C> {
     /// The children of `parent` through the reference `field`, to page,
@@ -195,43 +169,6 @@ impl<C: Document> Repo<C> {
             })
             .collect())
     }
-}
-
-/// The value at a dotted path of a raw document.
-fn raw_path(doc: &RawDocument, dotted: &str) -> Bson {
-    let mut parts = dotted.split('.');
-    let mut current = doc;
-    let mut last = parts.next().unwrap_or("");
-    for part in parts {
-        match current.get_document(last) {
-            Ok(inner) => current = inner,
-            Err(_) => return Bson::Null,
-        }
-        last = part;
-    }
-    match current.get(last) {
-        Ok(Some(value)) => Bson::try_from(value).unwrap_or(Bson::Null),
-        _ => Bson::Null,
-    }
-}
-
-/// Whether a stored `M` may lack `key` or hold null there, as its validator
-/// says (not required, or typed null too, or not typed at all).
-fn may_be_null<M: Document>(key: &str) -> bool {
-    let schema = M::json_schema();
-    let required = schema
-        .get_array("required")
-        .is_ok_and(|r| r.iter().any(|k| k.as_str() == Some(key)));
-    let property = schema
-        .get_document("properties")
-        .ok()
-        .and_then(|p| p.get_document(key).ok());
-    let typed_not_null = match property.and_then(|p| p.get("bsonType")) {
-        Some(Bson::String(t)) => t != "null",
-        Some(Bson::Array(types)) => !types.iter().any(|t| t.as_str() == Some("null")),
-        _ => false,
-    };
-    !(required && typed_not_null)
 }
 
 /// The children of one parent (see the module docs).
@@ -369,69 +306,29 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
         }
     }
 
+    /// The keyset order of this page (see [`keyset`](crate::query::keyset)).
+    fn keyset(&self) -> Keyset {
+        let order = self.order();
+        let keys = if order.key == "_id" {
+            Vec::new()
+        } else {
+            vec![(order.key.to_owned(), order.dir)]
+        };
+        Keyset {
+            keys,
+            id_dir: order.dir,
+            tie_break: order.tie_break,
+        }
+    }
+
     /// The finds of this page, in page order: a page runs them one after the
     /// other until it is full (see the module docs).
     fn finds(&self) -> Result<Vec<FindShape>> {
         let order = self.order();
         let parent = self.parent_filter()?;
-        let Some(cursor) = &self.after else {
-            return Ok(vec![self.find(&order, parent)]);
-        };
-        let with = |key: &str, bound: Bson| {
-            let mut filter = parent.clone();
-            filter.insert(key, bound);
-            filter
-        };
-        let key = order.key;
-        let desc = order.dir == Direction::Desc;
-        let after_id = if desc {
-            doc! { "$lt": cursor.id.clone() }
-        } else {
-            doc! { "$gt": cursor.id.clone() }
-        };
-        if key == "_id" {
-            return Ok(vec![self.find(&order, with("_id", after_id.into()))]);
-        }
-        // Null and missing sort keys come before every value: last when
-        // newest first, first when oldest first. No range on a value
-        // reaches them, so a descending page that may reach them reads
-        // them with a find of their own.
-        let last = cursor.last.clone();
-        let null = last == Bson::Null;
-        let nulls_after = desc && !null && may_be_null::<C>(key);
-        // Values past `last` (nulls excluded).
-        let past = match (desc, null) {
-            (true, true) => None,
-            (true, false) => Some(doc! { "$lt": last.clone() }),
-            (false, true) => Some(doc! { "$ne": Bson::Null }),
-            (false, false) => Some(doc! { "$gt": last.clone() }),
-        };
-        let mut finds = Vec::new();
-        match past {
-            // `(key past last) OR (key == last AND _id after id)`, the range
-            // `key <= last` (`>=` ascending) bounding the scan: the scan
-            // starts at the first child with the cursor's value.
-            Some(past) if !cursor.tied => {
-                let mut filter = match (desc, null) {
-                    (_, true) => parent.clone(),
-                    (true, false) => with(key, doc! { "$lte": last.clone() }.into()),
-                    (false, false) => with(key, doc! { "$gte": last.clone() }.into()),
-                };
-                filter.insert("$or", vec![doc! { key: past }, doc! { "_id": after_id }]);
-                finds.push(filter);
-            }
-            // Inside a run of equal values: the rest of the run, then past it.
-            past => {
-                let mut ties = with(key, last.clone());
-                ties.insert("_id", after_id);
-                finds.push(ties);
-                finds.extend(past.map(|past| with(key, past.into())));
-            }
-        }
-        if nulls_after {
-            finds.push(with(key, Bson::Null));
-        }
-        Ok(finds
+        Ok(self
+            .keyset()
+            .filters(&parent, self.after.as_ref(), may_be_null::<C>)
             .into_iter()
             .map(|filter| self.find(&order, filter))
             .collect())
@@ -516,20 +413,9 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
         Ok(Page { items, next })
     }
 
-    /// The cursor after a full page: the last child's sort value and `_id`,
-    /// and whether the child before it (on this page, or the last one of
-    /// the page before) has the same sort value.
+    /// The cursor after a full page (see [`Keyset::next_cursor`]).
     fn next_cursor(&self, docs: &[RawDocumentBuf]) -> Option<Cursor> {
-        let order = self.order();
-        let last_doc = docs.last()?;
-        let last = raw_path(last_doc, order.key);
-        let id = raw_path(last_doc, "_id");
-        let tied = order.key != "_id"
-            && match docs.len() {
-                1 => self.after.as_ref().is_some_and(|prev| prev.last == last),
-                n => raw_path(&docs[n - 2], order.key) == last,
-            };
-        Some(Cursor { last, id, tied })
+        self.keyset().next_cursor(docs, self.after.as_ref())
     }
 
     /// How many children the parent has: one `aggregate` (`countDocuments`),
