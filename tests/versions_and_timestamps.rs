@@ -159,6 +159,7 @@ async fn every_update_helper_bumps_the_version_and_if_version_checks_it() {
         .unwrap();
     accounts
         .update_many(f.balance.gte(&0), f.balance.inc(&1))
+        .scan()
         .await
         .unwrap();
     let after = accounts

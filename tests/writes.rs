@@ -1,8 +1,8 @@
 //! Writes against the real server: update_one / update_many with their
 //! counts and upsert, delete_many, find_one_and_update (before / after) and
 //! find_one_and_delete, insert_many ordered and unordered with a duplicate
-//! `_id` in the middle, bounded pushes inside these updates, and the
-//! two-sided cascade of the deletes.
+//! `_id` in the middle, bounded pushes inside these updates, the
+//! two-sided cascade of the deletes, and the index guard on their filters.
 
 mod models;
 mod support;
@@ -186,11 +186,19 @@ async fn find_one_and_update_returns_the_document_before_or_after() {
         .unwrap();
     assert_eq!(upserted, Some(counter("b", 3)));
 
-    let deleted = counters.find_one_and_delete(f.hits.gte(&7)).await.unwrap();
+    let deleted = counters
+        .find_one_and_delete(f.hits.gte(&7))
+        .scan()
+        .await
+        .unwrap();
     assert_eq!(deleted, Some(counter("a", 7)));
     assert_eq!(counters.get(&s("a")).await.unwrap(), None);
     assert_eq!(
-        counters.find_one_and_delete(f.hits.gte(&7)).await.unwrap(),
+        counters
+            .find_one_and_delete(f.hits.gte(&7))
+            .scan()
+            .await
+            .unwrap(),
         None
     );
     assert_eq!(counters.count(bson::doc! {}).scan().await.unwrap(), 1);
@@ -306,6 +314,7 @@ async fn a_bounded_push_in_these_updates_keeps_its_guard() {
             f.title.eq(&s("Full")),
             f.tags.push(&s("x")) & f.title.set(&s("Changed")),
         )
+        .scan()
         .await
         .unwrap_err();
     assert!(
@@ -316,6 +325,7 @@ async fn a_bounded_push_in_these_updates_keeps_its_guard() {
     // With room it applies, and find_one_and_update returns the result.
     let after = posts
         .find_one_and_update(f.title.eq(&s("Room")), f.tags.push(&s("x")))
+        .scan()
         .return_document(ReturnDocument::After)
         .await
         .unwrap()
@@ -323,12 +333,14 @@ async fn a_bounded_push_in_these_updates_keeps_its_guard() {
     assert_eq!(after.tags, [s("x")]);
     let err = posts
         .find_one_and_update(f.title.eq(&s("Full")), f.tags.push(&s("x")))
+        .scan()
         .await
         .unwrap_err();
     assert!(matches!(err, Error::EmbedFull { .. }), "{err}");
     // No document matches: nothing to be full.
     let r = posts
         .update_one(f.title.eq(&s("None")), f.tags.push(&s("x")))
+        .scan()
         .await
         .unwrap();
     assert_eq!(r.matched, 0);
@@ -346,6 +358,7 @@ async fn a_bounded_push_in_these_updates_keeps_its_guard() {
     let err = posts
         .update_one(f.title.eq(&s("New")), f.tags.push(&s("y")))
         .upsert(true)
+        .scan()
         .await
         .unwrap_err();
     assert!(matches!(err, Error::Model(_)), "{err}");
@@ -373,6 +386,7 @@ async fn deleting_many_two_sided_documents_pulls_their_ids_from_the_other_side()
 
     let deleted = courses
         .delete_many(Course::FIELDS.title.eq(&s("Art")))
+        .scan()
         .await
         .unwrap();
     assert_eq!(deleted, 2);
@@ -382,6 +396,7 @@ async fn deleting_many_two_sided_documents_pulls_their_ids_from_the_other_side()
 
     let gone = courses
         .find_one_and_delete(Course::FIELDS.title.eq(&s("Math")))
+        .scan()
         .await
         .unwrap()
         .unwrap();
@@ -389,4 +404,55 @@ async fn deleting_many_two_sided_documents_pulls_their_ids_from_the_other_side()
     assert!(ids(students.get(&s("s1")).await.unwrap()).is_empty());
     assert!(links.verify().await.unwrap().is_consistent());
     assert_eq!(courses.count(bson::doc! {}).scan().await.unwrap(), 0);
+}
+
+#[tokio::test]
+async fn the_index_guard_refuses_an_unindexed_write_filter_before_sending() {
+    let (client, log) = support::counting_client().await;
+    let db = support::fresh_db(&client, "write_guard").await;
+    Schema::new().with::<Post>().sync(&db).await.unwrap();
+    let posts = Repo::<Post>::new(&db);
+    let f = Post::FIELDS;
+    posts.insert(&post("p1", "ada", "One")).await.unwrap();
+    log.clear();
+    let refused = [
+        posts
+            .update_one(f.title.eq("One"), f.title.set("Uno"))
+            .await
+            .map(|_| ()),
+        posts
+            .update_many(f.title.eq("One"), f.title.set("Uno"))
+            .await
+            .map(|_| ()),
+        posts
+            .find_one_and_update(f.title.eq("One"), f.title.set("Uno"))
+            .await
+            .map(|_| ()),
+        posts.delete_many(f.title.eq("One")).await.map(|_| ()),
+        posts
+            .find_one_and_delete(f.title.eq("One"))
+            .await
+            .map(|_| ()),
+    ];
+    for result in refused {
+        let err = result.unwrap_err();
+        assert!(
+            matches!(&err, Error::Unindexed { .. }) && err.to_string().contains("title"),
+            "{err}"
+        );
+    }
+    assert!(log.operations().is_empty(), "{:?}", log.operations());
+
+    // Served by an index (the reference's, or `_id`): sent.
+    let r = posts
+        .update_many(f.author_id.eq("ada"), f.title.set("Uno"))
+        .await
+        .unwrap();
+    assert_eq!(r.modified, 1);
+    assert_eq!(log.operations(), ["update"]);
+    // A scan on purpose: sent.
+    assert_eq!(
+        posts.delete_many(f.title.eq("Uno")).scan().await.unwrap(),
+        1
+    );
 }

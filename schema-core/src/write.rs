@@ -28,9 +28,9 @@
 //!     .find_one_and_update(f.id.eq(&"home".to_owned()), f.hits.inc(&1))
 //!     .return_document(ReturnDocument::After)
 //!     .await?;
-//! // Many at once.
-//! let reset = counters.update_many(f.hits.gt(&1000), f.hits.set(&0)).await?;
-//! let gone = counters.delete_many(f.hits.eq(&0)).await?;
+//! // Many at once (no index on `hits`: a scan, on purpose).
+//! let reset = counters.update_many(f.hits.gt(&1000), f.hits.set(&0)).scan().await?;
+//! let gone = counters.delete_many(f.hits.eq(&0)).scan().await?;
 //! # Ok(())
 //! # }
 //! ```
@@ -50,9 +50,11 @@
 //! `find_one_and_delete`) pulls their ids from the other side's arrays in
 //! the same transaction, as [`Repo::delete`] does.
 //!
-//! **The index guard.** Every filter these helpers send passes through one
-//! function, where the check that a declared index serves the query
-//! applies (`_id` lookups are always served).
+//! **The index guard.** Every filter these helpers send is checked by
+//! [`query::check`](crate::query::check) before anything is sent: when no
+//! declared index serves it, [`Error::Unindexed`] names the fields and the
+//! attribute that would add the index. `.scan()` on the action allows a
+//! collection scan on purpose. `_id` lookups are always served.
 
 use bson::{doc, Bson, Document as BsonDocument, RawDocumentBuf};
 use mongodb::error::ErrorKind;
@@ -84,6 +86,7 @@ pub struct UpdateResult {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct UpdateOptions {
     upsert: bool,
+    scan: bool,
 }
 
 impl<T> Action<'_, T, UpdateOptions> {
@@ -124,6 +127,7 @@ pub enum ReturnDocument {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FindOneAndUpdateOptions {
     upsert: bool,
+    scan: bool,
     return_document: ReturnDocument,
 }
 
@@ -240,11 +244,38 @@ impl<T> Action<'_, T, InsertManyOptions> {
     }
 }
 
+/// The options of [`Repo::delete_many`] and [`Repo::find_one_and_delete`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DeleteOptions {
+    scan: bool,
+}
+
+/// `.scan()` on the actions whose filter the index guard checks.
+macro_rules! scan_option {
+    ($($options:ty),*) => {$(
+        impl<T> Action<'_, T, $options> {
+            /// Allows a collection scan on purpose: the index guard does not
+            /// check this write's filter (see [`query::check`](crate::query::check)).
+            /// Greppable on purpose.
+            pub fn scan(mut self) -> Self {
+                self.options_mut().scan = true;
+                self
+            }
+        }
+    )*};
+}
+scan_option!(UpdateOptions, FindOneAndUpdateOptions, DeleteOptions);
+
 /// The filter of a query these writes send, as the document sent: the one
 /// place each of them passes before anything is sent, where the index guard
-/// applies.
-fn query<M: Document>(filter: Filter<M>) -> Result<BsonDocument> {
-    filter.into_document()
+/// checks that a declared index serves it ([`Error::Unindexed`], nothing
+/// sent), unless the action was told `.scan()`.
+fn query<M: Document>(filter: Filter<M>, scan: bool) -> Result<BsonDocument> {
+    let filter = filter.into_document()?;
+    if !scan {
+        crate::query::check::<M>(&filter, None)?;
+    }
+    Ok(filter)
 }
 
 impl<M: Document> Repo<M> {
@@ -372,7 +403,7 @@ impl<M: Document> Repo<M> {
             "update_one",
             options,
             move |s, o| async move {
-                let (filter, mut parts) = (query(filter)?, update.into_parts()?);
+                let (filter, mut parts) = (query(filter, o.scan)?, update.into_parts()?);
                 if !parts.has_guard() {
                     crate::stamp::updated::<M>(&mut parts.update, o.upsert)?;
                     let coll = self.raw();
@@ -412,7 +443,7 @@ impl<M: Document> Repo<M> {
             "update_many",
             options,
             move |s, o| async move {
-                let (filter, mut parts) = (query(filter)?, update.into_parts()?);
+                let (filter, mut parts) = (query(filter, o.scan)?, update.into_parts()?);
                 refuse_guarded("update_many", true, &parts)?;
                 crate::stamp::updated::<M>(&mut parts.update, o.upsert)?;
                 let coll = self.raw();
@@ -441,7 +472,7 @@ impl<M: Document> Repo<M> {
             "find_one_and_update",
             options,
             move |s, o| async move {
-                let (filter, mut parts) = (query(filter)?, update.into_parts()?);
+                let (filter, mut parts) = (query(filter, o.scan)?, update.into_parts()?);
                 refuse_guarded("find_one_and_update with upsert", o.upsert, &parts)?;
                 crate::stamp::updated::<M>(&mut parts.update, o.upsert)?;
                 let which = match o.return_document {
@@ -501,30 +532,43 @@ impl<M: Document> Repo<M> {
     /// many. A model with two-sided links reads their ids and pulls them
     /// from the other side in the same transaction (`find`, an `update` per
     /// inverse array, `delete`), as [`delete`](Self::delete) does.
-    pub fn delete_many(&self, filter: impl Into<Filter<M>>) -> Action<'_, u64> {
-        let filter = filter.into();
-        self.action("delete_many", move |s| async move {
-            let filter = query(filter)?;
-            let deleted = self.cascade(s, filter, Delete::Many).await?;
-            Ok(deleted.map_or(0, |d| d.count))
-        })
+    pub fn delete_many(&self, filter: impl Into<Filter<M>>) -> Action<'_, u64, DeleteOptions> {
+        let (filter, options) = (filter.into(), DeleteOptions::default());
+        Action::new(
+            M::COLLECTION,
+            "delete_many",
+            options,
+            move |s, o| async move {
+                let filter = query(filter, o.scan)?;
+                let deleted = self.cascade(s, filter, Delete::Many).await?;
+                Ok(deleted.map_or(0, |d| d.count))
+            },
+        )
     }
 
     /// Deletes the first document `filter` matches and returns it: one
     /// `findAndModify` (`None` when none matches). A model with two-sided
     /// links pulls its id from the other side in the same transaction.
-    pub fn find_one_and_delete(&self, filter: impl Into<Filter<M>>) -> Action<'_, Option<M>> {
-        let filter = filter.into();
-        self.action("find_one_and_delete", move |s| async move {
-            let filter = query(filter)?;
-            match self.cascade(s, filter, Delete::Returning).await? {
-                Some(Deleted {
-                    returned: Some(raw),
-                    ..
-                }) => codec::decode(&raw).map(Some),
-                _ => Ok(None),
-            }
-        })
+    pub fn find_one_and_delete(
+        &self,
+        filter: impl Into<Filter<M>>,
+    ) -> Action<'_, Option<M>, DeleteOptions> {
+        let (filter, options) = (filter.into(), DeleteOptions::default());
+        Action::new(
+            M::COLLECTION,
+            "find_one_and_delete",
+            options,
+            move |s, o| async move {
+                let filter = query(filter, o.scan)?;
+                match self.cascade(s, filter, Delete::Returning).await? {
+                    Some(Deleted {
+                        returned: Some(raw),
+                        ..
+                    }) => codec::decode(&raw).map(Some),
+                    _ => Ok(None),
+                }
+            },
+        )
     }
 
     /// The `_id` of the document `filter` picks for a one-document update:
