@@ -257,6 +257,19 @@ macro_rules! scan_option {
             /// Allows a collection scan on purpose: the index guard does not
             /// check this write's filter (see [`query::check`](crate::query::check)).
             /// Greppable on purpose.
+            ///
+            /// ```no_run
+            /// # use schema_core::prelude::*;
+            /// # use serde::{Deserialize, Serialize};
+            /// # #[derive(Document, Serialize, Deserialize)]
+            /// # #[document(collection = "counters")]
+            /// # struct Counter { #[serde(rename = "_id")] id: String, hits: i64 }
+            /// # async fn demo(counters: Repo<Counter>) -> schema_core::Result<()> {
+            /// // No index on `hits`: without `.scan()`, `Error::Unindexed`.
+            /// let gone = counters.delete_many(Counter::FIELDS.hits.eq(&0)).scan().await?;
+            /// # Ok(())
+            /// # }
+            /// ```
             pub fn scan(mut self) -> Self {
                 self.options_mut().scan = true;
                 self
