@@ -119,8 +119,9 @@ pub fn derive_embedded(input: TokenStream) -> TokenStream {
 /// sides): a field the model lacks, a different type or a different stored
 /// name is a compile error spanned on the field. The view's `projection`
 /// document names each stored field (and `_id: 0` unless the view has `_id`);
-/// `#[serde(skip)]` fields are neither sent nor checked. The view derives
-/// `Deserialize` itself. `crate = "..."` overrides the path to `schema_core`.
+/// `#[serde(skip)]` fields are neither sent nor checked. The view must also
+/// derive serde's `Deserialize`, to be read. `crate = "..."` overrides the
+/// path to `schema_core`.
 #[proc_macro_derive(Projection, attributes(projection))]
 pub fn derive_projection(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
