@@ -31,6 +31,7 @@ use futures_util::TryStreamExt;
 use mongodb::error::{Error as DriverError, ErrorKind, WriteFailure};
 use mongodb::{Collection, Database};
 use schema_core::prelude::*;
+use schema_core::Schema;
 use schema_testkit::stats::{self, Spread};
 use serde::{Deserialize, Serialize};
 

@@ -16,6 +16,7 @@ use bson::{doc, DateTime, Document as BsonDocument};
 use futures_util::TryStreamExt;
 use mongodb::{Client, Collection, Database};
 use schema_core::prelude::*;
+use schema_core::Schema;
 use schema_core::{run_in_transaction, Cursor, RetryPolicy};
 use schema_testkit::stats::{self, Spread};
 use schema_testkit::CommandLog;

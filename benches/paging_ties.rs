@@ -25,6 +25,7 @@ use mongodb::options::{Hint, IndexOptions};
 use mongodb::{Collection, IndexModel};
 use schema_core::prelude::*;
 use schema_core::relation::Cursor;
+use schema_core::Schema;
 use schema_core::{explain_find, FindShape};
 use schema_testkit::stats::{self, Spread};
 use serde::{Deserialize, Serialize};

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use bson::Document as BsonDocument;
 use schema_core::prelude::*;
+use schema_core::{IndexSpec, Schema};
 use schema_testkit::stats::{self, Spread};
 use schema_testkit::tally;
 use serde::{Deserialize, Serialize};

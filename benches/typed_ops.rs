@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 use bson::{doc, DateTime};
 use mongodb::Collection;
 use schema_core::prelude::*;
+use schema_core::Schema;
 use serde::{Deserialize, Serialize};
 
 #[derive(Embedded, Serialize, Deserialize, Debug, Clone)]

@@ -13,6 +13,7 @@ use common::{expect_plan, heading, show_plan, Result};
 use models::blog::{Post, Profile, User};
 use schema_core::prelude::*;
 use schema_core::{explain_find, FindShape};
+use schema_core::{Page, Schema};
 
 const DATABASE: &str = "seed000_blog";
 const USERS: usize = 1000;

@@ -17,6 +17,7 @@ use models::catalog::{Details, Product, Sku};
 use mongodb::{Client, ClientSession};
 use schema_core::prelude::*;
 use schema_core::{explain_find, run_in_transaction, FindShape};
+use schema_core::{Error, RetryPolicy, Schema};
 
 const DATABASE: &str = "seed004_catalog";
 /// Generated apparel products, besides the seed's three.

@@ -17,6 +17,7 @@ use bson::{doc, RawDocumentBuf};
 use common::{expect_plan, heading, ms, Result};
 use models::chat::{Room, RoomMessage};
 use schema_core::prelude::*;
+use schema_core::{Error, Schema};
 
 const DATABASE: &str = "seed000_chat";
 const MESSAGES: i64 = 2100;

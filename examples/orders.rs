@@ -17,6 +17,7 @@ use common::{heading, Result};
 use models::orders::{Address, Customer, LineItem, Order, Product};
 use schema_core::prelude::*;
 use schema_core::run_in_transaction;
+use schema_core::{Error, RetryPolicy, Schema};
 
 const DATABASE: &str = "seed001_orders";
 /// 2025-06-01T08:30:00Z, the seed order's `created_at`.

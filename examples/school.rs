@@ -14,6 +14,7 @@ use common::{heading, Result};
 use models::school::{Course, Student};
 use schema_core::prelude::*;
 use schema_core::run_in_transaction;
+use schema_core::{Error, RetryPolicy};
 
 const DATABASE: &str = "seed000_school";
 

@@ -19,8 +19,10 @@ mod support;
 
 use bson::{doc, Document as BsonDocument};
 use models::{Course, Post, Student, User};
+use schema_core::error::code;
 use schema_core::prelude::*;
 use schema_core::MAX_DOCUMENT_SIZE;
+use schema_core::{Error, OnViolations, Schema, SyncOptions};
 use serde::{Deserialize, Serialize};
 
 /// A model whose documents can be made as large as wanted.
@@ -335,7 +337,11 @@ async fn a_push_past_the_max_is_refused_and_writes_nothing() {
         .update(&id, doc! { "$push": { "parts": "bypass" } })
         .await
         .unwrap_err();
-    assert_eq!(err.code(), Some(121), "DocumentValidationFailure: {err}");
+    assert_eq!(
+        err.code(),
+        Some(code::DOCUMENT_VALIDATION_FAILURE),
+        "DocumentValidationFailure: {err}"
+    );
     assert_eq!(
         blobs.get(&id).await.unwrap().unwrap().parts,
         ["p", "p", "p", "last"],

@@ -8,6 +8,7 @@ mod models;
 use bson::{doc, Bson};
 use models::*;
 use schema_core::prelude::*;
+use schema_core::{Direction, IndexSpec, Relation};
 use schema_core::{IndexOrigin, DEFAULT_LINK_MAX};
 
 fn keys(spec: &IndexSpec) -> Vec<(&str, Direction)> {
@@ -289,7 +290,7 @@ fn round_trips_through_bson_with_the_stored_names() {
 mod features {
     use bson::doc;
     use schema_core::prelude::*;
-    use schema_core::Keep;
+    use schema_core::{Keep, Relation};
     use serde::{Deserialize, Serialize};
 
     #[derive(Embedded, Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]

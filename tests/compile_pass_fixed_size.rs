@@ -16,6 +16,7 @@ use std::num::{NonZeroI64, NonZeroU16, NonZeroU32, NonZeroU8};
 
 use bson::{doc, Bson};
 use schema_core::prelude::*;
+use schema_core::Schema;
 use serde::{Deserialize, Serialize};
 
 type Twelve = (

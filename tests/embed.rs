@@ -13,6 +13,7 @@ use bson::oid::ObjectId;
 use bson::{doc, DateTime};
 use models::Post;
 use schema_core::prelude::*;
+use schema_core::{Error, Schema};
 use serde::{Deserialize, Serialize};
 
 fn post(id: &str, tags: &[&str]) -> Post {

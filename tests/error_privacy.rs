@@ -10,6 +10,7 @@ use schema_core::error::code;
 use schema_core::error::label::TRANSIENT_TRANSACTION_ERROR;
 use schema_core::prelude::*;
 use schema_core::txn::run_in_transaction;
+use schema_core::{Error, RetryPolicy, Schema};
 use serde::{Deserialize, Serialize};
 
 #[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]

@@ -11,6 +11,7 @@ use bson::doc;
 use futures_util::TryStreamExt;
 use schema_core::prelude::*;
 use schema_core::Cursor;
+use schema_core::{Error, Schema};
 use serde::{Deserialize, Serialize};
 
 #[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]

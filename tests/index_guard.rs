@@ -7,6 +7,7 @@ mod support;
 
 use bson::doc;
 use schema_core::prelude::*;
+use schema_core::{Error, Schema};
 use serde::{Deserialize, Serialize};
 
 #[derive(Embedded, Serialize, Deserialize, Debug, Clone, PartialEq)]

@@ -13,6 +13,7 @@ use models::{Course, Student};
 use mongodb::{Client, Database};
 use schema_core::prelude::*;
 use schema_core::{run_in_transaction, AsymmetryKind, RetryPolicy};
+use schema_core::{Error, Schema};
 use schema_testkit::server::{Server, ServerOptions};
 use serde::{Deserialize, Serialize};
 use support::failpoint::{self, FAILPOINT};

@@ -12,6 +12,7 @@ use models::Post;
 use schema_core::prelude::*;
 use schema_core::relation::{Children, Cursor};
 use schema_core::{explain_find, FindShape};
+use schema_core::{Error, IndexSpec, Schema};
 use serde::{Deserialize, Serialize};
 
 const BASE_MS: i64 = 1_700_000_000_000;

@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 use bson::{doc, Document as BsonDocument};
 use schema_core::prelude::*;
 use schema_core::MAX_DOCUMENT_SIZE;
+use schema_core::{Error, Schema};
 use serde::{Deserialize, Serialize};
 
 #[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]

@@ -9,6 +9,7 @@ mod support;
 use bson::DateTime;
 use models::{Post, Profile, User};
 use schema_core::prelude::*;
+use schema_core::{Error, Schema};
 
 const BASE_MS: i64 = 1_700_000_000_000;
 

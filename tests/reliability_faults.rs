@@ -21,6 +21,7 @@ use models::{Course, Student};
 use mongodb::{Client, Database};
 use schema_core::error::label::{TRANSIENT_TRANSACTION_ERROR, UNKNOWN_TRANSACTION_COMMIT_RESULT};
 use schema_core::prelude::*;
+use schema_core::{Error, RetryPolicy, Schema};
 use serde::{Deserialize, Serialize};
 use support::failpoint::{self, FAILPOINT};
 use support::{CommandLog, Failure};

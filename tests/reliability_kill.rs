@@ -27,6 +27,7 @@ use models::{Course, Student};
 use mongodb::options::ClientOptions;
 use mongodb::{Client, Database};
 use schema_core::prelude::*;
+use schema_core::RetryPolicy;
 use schema_testkit::server::{Server, ServerOptions};
 
 /// The client gives up selecting a server after this long.

@@ -24,6 +24,7 @@ use models::{Course, Student};
 use mongodb::options::ClientOptions;
 use mongodb::Client;
 use schema_core::prelude::*;
+use schema_core::{Error, RetryPolicy};
 use support::own_server::{start, DataDir};
 
 /// The client gives up selecting a server after this long.

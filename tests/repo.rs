@@ -6,8 +6,10 @@ mod support;
 
 use bson::{doc, DateTime};
 use models::{Post, User};
+use schema_core::error::code;
 use schema_core::prelude::*;
 use schema_core::run_in_transaction;
+use schema_core::{Error, RetryPolicy, Schema};
 
 fn post(id: &str, author: &str, title: &str) -> Post {
     Post {
@@ -101,7 +103,7 @@ async fn insert_get_replace_update_find_count_delete() {
         .update(&s("p1"), doc! { "$push": { "tags": { "$each": eleven } } })
         .await
         .unwrap_err();
-    assert_eq!(err.code(), Some(121), "{err}");
+    assert_eq!(err.code(), Some(code::DOCUMENT_VALIDATION_FAILURE), "{err}");
 }
 
 #[tokio::test]

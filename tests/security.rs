@@ -9,6 +9,7 @@ mod support;
 use bson::doc;
 use schema_core::prelude::*;
 use schema_core::Error;
+use schema_core::Schema;
 use schema_testkit::server::{Server, ServerOptions};
 use serde::{Deserialize, Serialize};
 

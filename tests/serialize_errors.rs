@@ -7,6 +7,7 @@ mod support;
 
 use bson::{doc, Document as BsonDocument};
 use schema_core::prelude::*;
+use schema_core::{Error, Schema};
 use serde::{Deserialize, Serialize};
 
 #[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]

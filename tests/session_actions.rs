@@ -10,6 +10,7 @@ use models::{Course, Post, Student, User};
 use schema_core::action::Action;
 use schema_core::prelude::*;
 use schema_core::run_in_transaction;
+use schema_core::RetryPolicy;
 
 fn s(v: &str) -> String {
     v.to_owned()

@@ -10,6 +10,7 @@ use std::collections::{BTreeSet, HashSet};
 
 use bson::{doc, Bson, Document as BsonDocument};
 use schema_core::prelude::*;
+use schema_core::{Error, Schema};
 use serde::{Deserialize, Serialize};
 
 #[derive(Embedded, Serialize, Deserialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]

@@ -5,8 +5,10 @@
 mod support;
 
 use bson::{doc, Document as BsonDocument};
+use schema_core::error::code;
 use schema_core::plan::Action;
 use schema_core::prelude::*;
+use schema_core::Schema;
 use schema_core::{Error, SyncOptions};
 use schema_testkit::server::{Server, ServerOptions};
 use serde::{Deserialize, Serialize};
@@ -252,7 +254,7 @@ async fn the_validator_rejects_raw_writes_that_break_the_model() {
         .unwrap_err();
     assert_eq!(
         Error::from(err).code(),
-        Some(121),
+        Some(code::DOCUMENT_VALIDATION_FAILURE),
         "document validation failure"
     );
     let stored = posts.find_one(doc! { "_id": "p1" }).await.unwrap().unwrap();
@@ -263,7 +265,7 @@ async fn the_validator_rejects_raw_writes_that_break_the_model() {
         .await;
     assert_eq!(
         Error::from(missing.unwrap_err()).code(),
-        Some(121),
+        Some(code::DOCUMENT_VALIDATION_FAILURE),
         "title is required"
     );
     assert_eq!(posts.count_documents(doc! {}).await.unwrap(), 1);

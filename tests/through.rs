@@ -6,6 +6,7 @@ mod support;
 
 use bson::doc;
 use schema_core::prelude::*;
+use schema_core::Schema;
 use serde::{Deserialize, Serialize};
 
 #[derive(Document, Serialize, Deserialize, Debug, Clone)]

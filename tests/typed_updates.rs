@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 
 use bson::{doc, DateTime};
 use schema_core::prelude::*;
+use schema_core::{Error, Schema};
 use serde::{Deserialize, Serialize};
 
 #[derive(Embedded, Serialize, Deserialize, Debug, Clone, PartialEq)]

@@ -10,7 +10,9 @@ mod support;
 use bson::{doc, Bson, Document as BsonDocument};
 use mongodb::error::{ErrorKind, WriteFailure};
 use mongodb::{Collection, Database};
+use schema_core::error::code::DOCUMENT_VALIDATION_FAILURE;
 use schema_core::prelude::*;
+use schema_core::{Error, Schema};
 use serde::{Deserialize, Serialize};
 
 /// Everything the framework writes for a closed model: optional fields as
@@ -123,7 +125,11 @@ async fn assert_refused(
     let before = coll.find_one(doc! { "_id": id }).await.unwrap().unwrap();
     match coll.update_one(doc! { "_id": id }, update).await {
         Ok(result) => panic!("{what}: accepted ({result:?})"),
-        Err(err) => assert_eq!(code(&err), Some(121), "{what}: {err}"),
+        Err(err) => assert_eq!(
+            code(&err),
+            Some(DOCUMENT_VALIDATION_FAILURE),
+            "{what}: {err}"
+        ),
     }
     let after = coll.find_one(doc! { "_id": id }).await.unwrap().unwrap();
     assert_eq!(before, after, "{what}: the document changed");
@@ -162,7 +168,11 @@ async fn a_push_of_5000_items_into_an_undeclared_field_is_refused() {
             "meta": { "source": "" }, "note": null, "junk": five_thousand(),
         })
         .await;
-    assert_eq!(code(&inserted.unwrap_err()), Some(121), "insert with junk");
+    assert_eq!(
+        code(&inserted.unwrap_err()),
+        Some(DOCUMENT_VALIDATION_FAILURE),
+        "insert with junk"
+    );
     assert_eq!(rooms.count_documents(doc! {}).await.unwrap(), 1);
 }
 
@@ -264,7 +274,10 @@ async fn an_edge_collection_holds_its_two_ids_only() {
             doc! { "$push": { "junk": { "$each": five_thousand() } } },
         )
         .await;
-    assert_eq!(code(&pushed.unwrap_err()), Some(121));
+    assert_eq!(
+        code(&pushed.unwrap_err()),
+        Some(DOCUMENT_VALIDATION_FAILURE)
+    );
     assert!(edges
         .contains(&"r".to_owned(), &"o".to_owned())
         .await

@@ -9,6 +9,7 @@ use std::panic::{catch_unwind, UnwindSafe};
 
 use schema_core::prelude::*;
 use schema_core::schema_depth::MAX_SCHEMA_DEPTH;
+use schema_core::Schema;
 use serde::{Deserialize, Serialize};
 
 /// Two generic sub-documents that hold each other: neither is checked on its

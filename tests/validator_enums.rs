@@ -11,7 +11,9 @@ mod support;
 use bson::{doc, Bson, Document as BsonDocument};
 use mongodb::error::{ErrorKind, WriteFailure};
 use mongodb::{Collection, Database};
+use schema_core::error::code::DOCUMENT_VALIDATION_FAILURE;
 use schema_core::prelude::*;
+use schema_core::Schema;
 use serde::{Deserialize, Serialize};
 
 /// Externally tagged (serde's default), every variant shape, renamed.
@@ -228,7 +230,11 @@ async fn assert_refused(raw: &Collection<BsonDocument>, what: &str, update: Bson
     let before = raw.find_one(doc! { "_id": "t" }).await.unwrap().unwrap();
     match raw.update_one(doc! { "_id": "t" }, update).await {
         Ok(result) => panic!("{what}: accepted ({result:?})"),
-        Err(err) => assert_eq!(code(&err), Some(121), "{what}: {err}"),
+        Err(err) => assert_eq!(
+            code(&err),
+            Some(DOCUMENT_VALIDATION_FAILURE),
+            "{what}: {err}"
+        ),
     }
     let after = raw.find_one(doc! { "_id": "t" }).await.unwrap().unwrap();
     assert_eq!(before, after, "{what}: the document changed");
@@ -437,7 +443,11 @@ async fn the_server_enforces_every_keyword_the_validators_use() {
             .await
             .unwrap_or_else(|e| panic!("{keyword}: a valid value refused: {e}"));
         let err = coll.insert_one(doc! { "v": bad }).await.unwrap_err();
-        assert_eq!(code(&err), Some(121), "{keyword}: {err}");
+        assert_eq!(
+            code(&err),
+            Some(DOCUMENT_VALIDATION_FAILURE),
+            "{keyword}: {err}"
+        );
     }
 }
 

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use bson::{doc, DateTime, Document as BsonDocument};
 use schema_core::prelude::*;
 use schema_core::write::ReturnDocument;
+use schema_core::{Error, Schema};
 use serde::{Deserialize, Serialize};
 
 #[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]

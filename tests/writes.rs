@@ -11,6 +11,7 @@ use bson::Bson;
 use models::{Course, Post, Student};
 use schema_core::prelude::*;
 use schema_core::write::ReturnDocument;
+use schema_core::{Error, Schema};
 use serde::{Deserialize, Serialize};
 
 /// A page-view counter: the case that sent users to the raw driver.

@@ -11,6 +11,7 @@ use schema_core::bson::{
 use schema_core::mongodb::error::{ErrorKind, WriteFailure};
 use schema_core::mongodb::{Client, Database};
 use schema_core::prelude::*;
+use schema_core::Schema;
 
 /// `schema_core::bson` is the crate the driver uses: a value of one is a
 /// value of the other, with no conversion.

@@ -10,6 +10,7 @@
 //!
 //! ```no_run
 //! # use schema_core::prelude::*;
+//! # use schema_core::Error;
 //! # use serde::{Deserialize, Serialize};
 //! # #[derive(Document, Serialize, Deserialize)]
 //! # #[document(collection = "posts")]

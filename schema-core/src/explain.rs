@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 
 /// What the server's plan for one query was, and what it cost.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PlanSummary {
     /// The winning plan's stages from the root down, e.g.
     /// `["LIMIT", "FETCH", "IXSCAN(authorId_1_at_-1__id_-1)"]`.

@@ -383,7 +383,9 @@ impl<M, T, P> std::fmt::Debug for Field<M, T, P> {
 
 /// Which items an `#[embed(max = N, keep = "...")]` array keeps embedded
 /// when it is full (the subset pattern: the rest live in a `history` collection).
+/// Other orders may come, so a `match` needs a `_` arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Keep {
     /// `keep = "newest"`: the newest `max` items; older ones leave the array.
     Newest,

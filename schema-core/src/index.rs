@@ -24,8 +24,10 @@ impl Direction {
     }
 }
 
-/// Where an index was declared, for error messages and plans.
+/// Where an index was declared, for error messages and plans. New
+/// attributes that declare indexes may add kinds, so a `match` needs a `_` arm.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum IndexOrigin {
     /// `#[reference(index)]` on this field (Rust name).
     Reference(&'static str),
@@ -35,8 +37,10 @@ pub enum IndexOrigin {
     Declared,
 }
 
-/// One index as the model declares it.
+/// One index as the model declares it. Built with [`IndexSpec::new`] and its
+/// public fields; new index options may add fields.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct IndexSpec {
     /// Stored field names with their directions, in order (order matters).
     pub keys: Vec<(String, Direction)>,
@@ -136,7 +140,7 @@ pub(crate) fn write_index(
 }
 
 /// The server's default index name: `authorId_1_at_-1`.
-pub fn default_name(keys: &[(String, Direction)]) -> String {
+pub(crate) fn default_name(keys: &[(String, Direction)]) -> String {
     let doc: Document = keys
         .iter()
         .map(|(k, d)| (k.clone(), Bson::Int32(d.as_i32())))
@@ -146,7 +150,7 @@ pub fn default_name(keys: &[(String, Direction)]) -> String {
 
 /// [`default_name`] for a key document as the server stores it, whatever
 /// numeric type holds each direction.
-pub fn name_of_key_document(keys: &Document) -> String {
+pub(crate) fn name_of_key_document(keys: &Document) -> String {
     keys.iter()
         .map(|(k, v)| format!("{k}_{}", direction_of(v)))
         .collect::<Vec<_>>()

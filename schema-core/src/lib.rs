@@ -5,11 +5,18 @@
 //! referenced from the child with an index (`#[reference(index)]`), or kept as
 //! id arrays (`#[many_to_many(...)]`). An array or map with no bound does not
 //! compile. See the README for every attribute.
+//!
+//! The public surface is what a user names: the crate root (models, [`Repo`],
+//! the relation helpers, setup, errors) and the modules below that group a
+//! topic. Internals (plan comparison, validator building blocks, the
+//! transaction runner's state) are private; what the derive's generated code
+//! needs lives in `__private`, which is not an API.
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub mod action;
 pub mod bounded;
-pub mod codec;
+mod codec;
 mod cursor;
 pub mod embed;
 pub mod error;
@@ -18,7 +25,7 @@ pub mod field;
 pub mod filter;
 mod fixed;
 mod id;
-pub mod index;
+mod index;
 pub mod model;
 pub mod path;
 pub mod plan;
@@ -31,7 +38,7 @@ pub mod setup;
 pub mod stamp;
 pub mod txn;
 pub mod update;
-pub mod validator;
+mod validator;
 pub mod write;
 
 /// The BSON crate this one is built on (`bson` 3): name its types
@@ -73,12 +80,19 @@ pub use validator::BsonSchema;
 /// given: `#[many_to_many(one_sided, to = Course)]` is bounded at 1000 ids.
 pub const DEFAULT_LINK_MAX: u32 = 1000;
 
-/// Everything a model file needs: `use schema_core::prelude::*;`.
+/// What a model file needs: `use schema_core::prelude::*;`.
+///
+/// The derives and their traits ([`Document`], [`Embedded`], [`Projection`],
+/// and [`BsonSchema`] for a type described by hand), the typed field constants a
+/// model's `FIELDS` holds, the typed [`Filter`] and [`Update`] they build, and
+/// the typed helpers a model is used through
+/// ([`Repo`], [`Links`], [`Through`]). Setup ([`Schema`], [`SyncOptions`]),
+/// errors ([`Error`]), paging results and transactions are imported by name
+/// where they are used.
 pub mod prelude {
     pub use crate::{
-        BsonSchema, Cursor, Direction, Document, EmbedField, Embedded, Error, Field, Filter,
-        IndexSpec, LinkField, Links, OnViolations, Page, Plan, PlanSummary, Projection, RefField,
-        Relation, Repo, RetryPolicy, Schema, SyncOptions, Through, Update,
+        BsonSchema, Document, EmbedField, Embedded, Field, Filter, LinkField, Links, Projection,
+        RefField, Repo, Through, Update,
     };
 }
 

@@ -116,8 +116,10 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
 /// ```
 pub trait Embedded: Bounded + BsonSchema {}
 
-/// One relationship declared on a field.
+/// One relationship declared on a field. New relationship attributes may
+/// add kinds, so a `match` needs a `_` arm.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Relation {
     /// `#[embed(max = N)]`: an array or map stored inside the document.
     Embed {

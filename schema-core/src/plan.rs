@@ -24,6 +24,7 @@ use crate::index::{write_index, IndexSpec};
 /// One index as the server reports it (or as a model declares it), compared
 /// with numbers normalized.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ServerIndex {
     /// Its name.
     pub name: String,
@@ -41,7 +42,7 @@ pub struct ServerIndex {
 
 impl ServerIndex {
     /// Normalizes what `listIndexes` returned.
-    pub fn from_model(model: &mongodb::IndexModel) -> Self {
+    pub(crate) fn from_model(model: &mongodb::IndexModel) -> Self {
         let options = model.options.as_ref();
         ServerIndex {
             name: options.and_then(|o| o.name.clone()).unwrap_or_default(),
@@ -54,7 +55,7 @@ impl ServerIndex {
     }
 
     /// Normalizes what the model declares.
-    pub fn from_spec(spec: &IndexSpec) -> Self {
+    pub(crate) fn from_spec(spec: &IndexSpec) -> Self {
         ServerIndex {
             name: spec.name.clone(),
             keys: spec.key_document(),
@@ -67,12 +68,12 @@ impl ServerIndex {
 
     /// Same keys in the same order (`bson::Document`'s own `==` ignores
     /// order), numbers normalized.
-    pub fn same_keys(&self, other: &ServerIndex) -> bool {
+    pub(crate) fn same_keys(&self, other: &ServerIndex) -> bool {
         same_key_order(&self.keys, &other.keys)
     }
 
     /// Same keys and options (the name aside).
-    pub fn same_definition(&self, other: &ServerIndex) -> bool {
+    pub(crate) fn same_definition(&self, other: &ServerIndex) -> bool {
         self.same_keys(other)
             && self.unique == other.unique
             && self.sparse == other.sparse
@@ -97,15 +98,16 @@ impl fmt::Display for ServerIndex {
 }
 
 /// How many `_id`s of failing documents a plan shows.
-pub const VIOLATOR_SAMPLE: usize = 5;
+pub(crate) const VIOLATOR_SAMPLE: usize = 5;
 
 /// The existing documents of a collection that fail a validator, counted
 /// when the plan was made.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Violators {
     /// How many fail it.
     pub count: u64,
-    /// The `_id`s of the first [`VIOLATOR_SAMPLE`] of them, in `_id` order.
+    /// The `_id`s of the first five of them, in `_id` order.
     pub ids: Vec<Bson>,
 }
 
@@ -141,8 +143,10 @@ impl fmt::Display for Violators {
     }
 }
 
-/// One step of a plan.
+/// One step of a plan. More kinds of step may come (a new kind of drift), so
+/// a `match` needs a `_` arm.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Action {
     /// The collection is missing: create it with its validator.
     CreateCollection {
@@ -348,7 +352,7 @@ impl fmt::Display for Plan {
 
 /// Compares one collection's declared indexes with the server's, adding the
 /// create, conflict and extra steps to `actions`.
-pub fn diff_indexes(
+pub(crate) fn diff_indexes(
     collection: &str,
     wanted: &[IndexSpec],
     server: &[ServerIndex],
@@ -389,18 +393,18 @@ pub fn diff_indexes(
 
 /// Whether two key documents name the same keys in the same order with the
 /// same directions, numbers normalized (`1`, `1i64` and `1.0` are one).
-pub fn same_key_order(a: &Document, b: &Document) -> bool {
+pub(crate) fn same_key_order(a: &Document, b: &Document) -> bool {
     let (a, b) = (normalize_doc(a), normalize_doc(b));
     a.len() == b.len() && a.iter().eq(b.iter())
 }
 
 /// Whether the server's validator equals the model's, numbers normalized.
-pub fn same_validator(server: Option<&Document>, wanted: &Document) -> bool {
+pub(crate) fn same_validator(server: Option<&Document>, wanted: &Document) -> bool {
     server.is_some_and(|s| normalize_doc(s) == normalize_doc(wanted))
 }
 
 /// Turns every number into a double so `1`, `1i64` and `1.0` compare equal.
-pub fn normalize_doc(doc: &Document) -> Document {
+pub(crate) fn normalize_doc(doc: &Document) -> Document {
     doc.iter().map(|(k, v)| (k.clone(), normalize(v))).collect()
 }
 

@@ -38,7 +38,7 @@ use crate::codec;
 use crate::codec::id_to_bson;
 use crate::error::{code, Error, Result};
 use crate::model::Document;
-use crate::txn::{RetryPolicy, TxnSupport};
+use crate::txn::{RetryPolicy, TxnState};
 
 /// Runs a driver action with the session when there is one.
 macro_rules! with_session {
@@ -56,7 +56,7 @@ pub struct Repo<M: Document> {
     coll: Collection<M>,
     db: Database,
     policy: RetryPolicy,
-    support: TxnSupport,
+    support: TxnState,
     /// The references whose index [`Repo::require_index`] found on the server.
     indexes_seen: Arc<Mutex<HashSet<IndexKey>>>,
 }
@@ -86,7 +86,7 @@ impl<M: Document> Repo<M> {
             coll: db.collection(M::COLLECTION),
             db: db.clone(),
             policy: RetryPolicy::default(),
-            support: TxnSupport::default(),
+            support: TxnState::default(),
             indexes_seen: Arc::default(),
         }
     }
@@ -112,8 +112,18 @@ impl<M: Document> Repo<M> {
         &self.policy
     }
 
-    /// Whether the deployment runs transactions, asked once per repository.
-    pub(crate) fn support(&self) -> &TxnSupport {
+    /// How many times the transactions this repository ran itself (a
+    /// cascading delete, a subset push) were retried after a transient error
+    /// (a whole body or a commit run again), counted since it was made and
+    /// shared with its clones. Transactions of other repositories and links
+    /// count in their own.
+    pub fn retries(&self) -> u64 {
+        self.support.retries()
+    }
+
+    /// Whether the deployment runs transactions (asked once per repository),
+    /// and the retry count.
+    pub(crate) fn support(&self) -> &TxnState {
         &self.support
     }
 

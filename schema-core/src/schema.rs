@@ -45,6 +45,7 @@ impl ModelInfo {
 ///
 /// ```
 /// use schema_core::prelude::*;
+/// use schema_core::Schema;
 /// use serde::{Deserialize, Serialize};
 ///
 /// #[derive(Document, Serialize, Deserialize)]
@@ -97,6 +98,7 @@ impl Schema {
     ///
     /// ```
     /// use schema_core::prelude::*;
+    /// use schema_core::{Error, Schema};
     /// use serde::{Deserialize, Serialize};
     ///
     /// #[derive(Document, Serialize, Deserialize)]

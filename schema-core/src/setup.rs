@@ -37,7 +37,10 @@ pub struct SyncOptions {
 
 /// What setup does with a validator change that existing documents fail
 /// (counted by the plan: [`Action::UpdateValidator`]'s `violators`).
+///
+/// Other choices may come, so a `match` needs a `_` arm.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum OnViolations {
     /// Refuse, before writing anything, with
     /// [`Error::ValidatorRejectsExisting`] naming the collection, the count
@@ -56,6 +59,7 @@ pub enum OnViolations {
 
 /// What a setup run did, and the drift it left alone.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct SyncReport {
     /// Steps sent to the server.
     pub applied: Vec<Action>,
@@ -139,7 +143,7 @@ impl Schema {
 /// conflicting index and `replace_conflicting` is off, or a validator change
 /// that existing documents fail and `on_violations` is
 /// [`OnViolations::Refuse`].
-pub async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Result<SyncReport> {
+pub(crate) async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Result<SyncReport> {
     if options.on_violations == OnViolations::Refuse {
         if let Some(Action::UpdateValidator {
             collection,

@@ -45,6 +45,8 @@
 //! # }
 //! ```
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bson::doc;
@@ -80,7 +82,7 @@ fn transaction_options() -> TransactionOptions {
 
 /// Fails with [`Error::TransactionsUnsupported`] when the server is a
 /// standalone (no replica set name, not a mongos): one `hello` round trip.
-pub async fn require_transactions(client: &Client, models: &[&'static str]) -> Result<()> {
+pub(crate) async fn require_transactions(client: &Client, models: &[&'static str]) -> Result<()> {
     if supports_transactions(client).await? {
         Ok(())
     } else {
@@ -102,22 +104,35 @@ async fn supports_transactions(client: &Client) -> Result<bool> {
     Ok(replica_set || mongos)
 }
 
-/// Whether a deployment runs multi-document transactions, asked once: the
-/// helpers ([`Repo`](crate::Repo), [`Links`](crate::Links)) keep one per
-/// instance (shared by its clones), so after their first transaction they
-/// send no `hello` of their own.
+/// What the transactions of one helper ([`Repo`](crate::Repo),
+/// [`Links`](crate::Links)) share with its clones: whether the deployment runs
+/// multi-document transactions, asked once, so after their first transaction
+/// they send no `hello` of their own; and how many attempts they retried.
 ///
 /// The driver does not refuse a transaction on a directly connected
 /// standalone, and some servers accept one there; asking before the first
 /// write refuses a standalone with nothing written.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct TxnSupport(std::sync::Arc<tokio::sync::OnceCell<bool>>);
+pub(crate) struct TxnState(Arc<Shared>);
 
-impl TxnSupport {
+#[derive(Debug, Default)]
+struct Shared {
+    supported: tokio::sync::OnceCell<bool>,
+    retries: AtomicU64,
+}
+
+impl TxnState {
+    /// How many attempts (whole bodies or commits) the transactions run with
+    /// this state have retried so far.
+    pub(crate) fn retries(&self) -> u64 {
+        self.0.retries.load(Ordering::Relaxed)
+    }
+
     /// Fails with [`Error::TransactionsUnsupported`] on a standalone.
-    pub(crate) async fn require(&self, client: &Client, models: &[&'static str]) -> Result<()> {
+    async fn require(&self, client: &Client, models: &[&'static str]) -> Result<()> {
         let supported = self
             .0
+            .supported
             .get_or_try_init(|| supports_transactions(client))
             .await?;
         if *supported {
@@ -219,7 +234,7 @@ pub async fn run_in_transaction<C, T, F>(
 where
     F: TxnBody<C, T>,
 {
-    run_new(client, Tries::new(policy), context, body).await
+    run_new(client, Tries::new(policy, None), context, body).await
 }
 
 /// [`run_in_transaction`] with the attempts already counted.
@@ -245,7 +260,7 @@ pub async fn run_with_session<C, T, F>(
 where
     F: TxnBody<C, T>,
 {
-    retry_loop(session, Tries::new(policy), None, context, body).await
+    retry_loop(session, Tries::new(policy, None), None, context, body).await
 }
 
 /// Runs `body` in the caller's transaction when `session` is already in one
@@ -261,7 +276,7 @@ pub async fn join_or_run<C, T, F>(
 where
     F: TxnBody<C, T>,
 {
-    join_or_run_counted(session, Tries::new(policy), context, body).await
+    join_or_run_counted(session, Tries::new(policy, None), context, body).await
 }
 
 async fn join_or_run_counted<C, T, F>(
@@ -287,13 +302,13 @@ where
 }
 
 /// How every helper runs its transaction: checks the topology once per
-/// `support` (naming `models` in the error) before anything is written, then
+/// `state` (naming `models` in the error) before anything is written, then
 /// runs `body` in a transaction of its own ([`run_in_transaction`]) when
-/// `session` is `None`, or on the caller's session ([`join_or_run`]). An
-/// unreachable server is waited for, the check included, until the policy's
-/// deadline.
+/// `session` is `None`, or on the caller's session ([`join_or_run`]),
+/// counting its retries in `state`. An unreachable server is waited for, the
+/// check included, until the policy's deadline.
 pub(crate) async fn transact<C, T, F>(
-    support: &TxnSupport,
+    state: &TxnState,
     models: &[&'static str],
     client: &Client,
     session: Option<&mut ClientSession>,
@@ -304,9 +319,9 @@ pub(crate) async fn transact<C, T, F>(
 where
     F: TxnBody<C, T>,
 {
-    let mut tries = Tries::new(policy);
+    let mut tries = Tries::new(policy, Some(&state.0.retries));
     loop {
-        match support.require(client, models).await {
+        match state.require(client, models).await {
             Ok(()) => break,
             // Nothing was sent: asking again is safe.
             Err(err) if is_unreachable(&err) => tries.next(err).await?,
@@ -349,20 +364,22 @@ fn start_error(e: mongodb::error::Error) -> Error {
     }
 }
 
-/// The attempts of one transaction: how many so far, since when, and the
-/// policy that bounds them.
+/// The attempts of one transaction: how many so far, since when, the
+/// policy that bounds them, and the helper's retry count to add to.
 struct Tries<'p> {
     policy: &'p RetryPolicy,
     started: Instant,
     attempt: u32,
+    counter: Option<&'p AtomicU64>,
 }
 
 impl<'p> Tries<'p> {
-    fn new(policy: &'p RetryPolicy) -> Self {
+    fn new(policy: &'p RetryPolicy, counter: Option<&'p AtomicU64>) -> Self {
         Tries {
             policy,
             started: Instant::now(),
             attempt: 1,
+            counter,
         }
     }
 
@@ -381,7 +398,9 @@ impl<'p> Tries<'p> {
                 last: Box::new(last),
             });
         }
-        RETRIES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let Some(counter) = self.counter {
+            counter.fetch_add(1, Ordering::Relaxed);
+        }
         tokio::time::sleep(backoff).await;
         self.attempt = next;
         Ok(())
@@ -451,14 +470,6 @@ where
             return Err(err);
         }
     }
-}
-
-static RETRIES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-/// How many transaction attempts (whole bodies or commits) this process has
-/// retried so far, across every helper: for monitoring and benchmarks.
-pub fn retries() -> u64 {
-    RETRIES.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 #[cfg(test)]

@@ -1,14 +1,6 @@
-//! The `$jsonSchema` validator: how each Rust type is described to the server.
-//!
-//! The derive builds a model's validator from [`BsonSchema::bson_schema`] of
-//! every field, adds `required` for fields that are always written, and
-//! `maxItems` from `#[embed(max = N)]`. Every object it describes (the root
-//! document, each `Embedded` struct, each enum variant's object) is closed
-//! with `additionalProperties: false` unless the type says
-//! `#[document(open)]`, and an enum gets one branch per variant
-//! (`oneOf`, or `anyOf` when untagged). So the server rejects a write that
-//! would break the model even when it comes from another program: a bound
-//! exceeded, a field of the wrong type, or a field the model does not declare.
+//! The `$jsonSchema` validator: how each Rust type is described to the server
+//! ([`BsonSchema`]), and the building blocks the derive's generated code calls
+//! (through `__private`) to describe objects, enums and bounded arrays.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::marker::PhantomData;
@@ -18,6 +10,16 @@ use bson::{doc, Bson, Document};
 use crate::schema_depth::schema_of;
 
 /// Describes a Rust type as a `$jsonSchema` fragment (`{"bsonType": ...}`).
+///
+/// The derive builds a model's validator from `bson_schema` of every field,
+/// adds `required` for fields that are always written, and `maxItems` from
+/// `#[embed(max = N)]`. Every object it describes (the root document, each
+/// `Embedded` struct, each enum variant's object) is closed with
+/// `additionalProperties: false` unless the type says `#[document(open)]`,
+/// and an enum gets one branch per variant (`oneOf`, or `anyOf` when
+/// untagged). So the server rejects a write that would break the model even
+/// when it comes from another program: a bound exceeded, a field of the
+/// wrong type, or a field the model does not declare.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no `$jsonSchema` description",
     note = "derive `Embedded` on a struct or enum stored inside a document, or implement `schema_core::BsonSchema` for it"
@@ -192,7 +194,7 @@ pub trait Undescribed {
 impl<T: ?Sized> Undescribed for &SchemaProbe<T> {}
 
 /// `{"bsonType": "array", "items": item}` (no `items` when `item` is empty).
-pub fn array_of(item: Document) -> Document {
+pub(crate) fn array_of(item: Document) -> Document {
     let mut schema = doc! { "bsonType": "array" };
     if !item.is_empty() {
         schema.insert("items", item);
@@ -201,7 +203,7 @@ pub fn array_of(item: Document) -> Document {
 }
 
 /// `{"bsonType": "object", "additionalProperties": value}`.
-pub fn map_of(value: Document) -> Document {
+pub(crate) fn map_of(value: Document) -> Document {
     let mut schema = doc! { "bsonType": "object" };
     if !value.is_empty() {
         schema.insert("additionalProperties", value);
@@ -210,7 +212,7 @@ pub fn map_of(value: Document) -> Document {
 }
 
 /// Adds `"null"` to a schema's `bsonType`, so an `Option` may be stored as null.
-pub fn nullable(mut schema: Document) -> Document {
+pub(crate) fn nullable(mut schema: Document) -> Document {
     match schema.get("bsonType").cloned() {
         Some(Bson::String(t)) => {
             schema.insert(
@@ -393,7 +395,7 @@ fn combine(combinator: &str, mut branches: Vec<Document>) -> Document {
 }
 
 /// Wraps a model's object schema as a collection validator.
-pub fn validator(object: Document) -> Document {
+pub(crate) fn validator(object: Document) -> Document {
     doc! { "$jsonSchema": object }
 }
 

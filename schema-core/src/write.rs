@@ -179,6 +179,7 @@ impl<T> Action<'_, T, UpdateByIdOptions> {
     ///
     /// ```no_run
     /// # use schema_core::prelude::*;
+    /// # use schema_core::Error;
     /// # use serde::{Deserialize, Serialize};
     /// # #[derive(Document, Serialize, Deserialize)]
     /// # #[document(collection = "accounts", version)]
@@ -221,6 +222,7 @@ impl<T> Action<'_, T, InsertManyOptions> {
     ///
     /// ```no_run
     /// # use schema_core::prelude::*;
+    /// # use schema_core::Error;
     /// # use serde::{Deserialize, Serialize};
     /// # #[derive(Document, Serialize, Deserialize)]
     /// # #[document(collection = "counters")]

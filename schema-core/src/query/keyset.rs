@@ -28,6 +28,7 @@ use crate::model::Document;
 
 /// One page of documents and where the next one starts.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Page<M> {
     /// The documents, in page order.
     pub items: Vec<M>,

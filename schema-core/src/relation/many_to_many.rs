@@ -30,7 +30,7 @@ use crate::field::LinkField;
 use crate::model::Document;
 use crate::relation::Relation;
 use crate::repo::with_session;
-use crate::txn::{self, RetryPolicy, TxnSupport};
+use crate::txn::{self, RetryPolicy, TxnState};
 
 /// Link and unlink helpers for one `#[many_to_many]` field of `M` whose ids
 /// are `_id`s of `R` (see the module docs).
@@ -40,7 +40,7 @@ pub struct Links<M: Document, C, R: Document> {
     /// Stored name and max of the inverse array on `R` (two-sided only).
     inverse: Option<(&'static str, u32)>,
     policy: RetryPolicy,
-    support: TxnSupport,
+    support: TxnState,
 }
 
 impl<M: Document, C, R: Document> Clone for Links<M, C, R> {
@@ -67,6 +67,7 @@ struct Side {
 
 /// An edge recorded by one side only, or pointing at a missing document.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Asymmetry {
     /// The `_id` of the `M` document (the side that declares the field).
     pub left: Bson,
@@ -76,8 +77,10 @@ pub struct Asymmetry {
     pub kind: AsymmetryKind,
 }
 
-/// What is wrong with an edge.
+/// What is wrong with an edge. `verify` may learn to tell more kinds
+/// apart, so a `match` needs a `_` arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AsymmetryKind {
     /// The left lists the right, which exists but does not list the left.
     MissingOnRight,
@@ -92,6 +95,7 @@ pub enum AsymmetryKind {
 /// An id array holding more ids than its max (only a write that bypassed
 /// both the helpers and the validator can do this).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct OverMax {
     /// Collection.
     pub collection: &'static str,
@@ -107,6 +111,7 @@ pub struct OverMax {
 
 /// What [`Links::verify`] found.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct VerifyReport {
     /// Distinct edges recorded by either side.
     pub edges: usize,
@@ -125,6 +130,7 @@ impl VerifyReport {
 
 /// What [`Links::repair`] did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RepairReport {
     /// Edges completed by adding the missing half.
     pub completed: usize,
@@ -157,7 +163,7 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
             field,
             inverse,
             policy: RetryPolicy::default(),
-            support: TxnSupport::default(),
+            support: TxnState::default(),
         }
     }
 
@@ -165,6 +171,14 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
     pub fn with_retry(mut self, policy: RetryPolicy) -> Self {
         self.policy = policy;
         self
+    }
+
+    /// How many times the transactions of these helpers (`link`, `unlink`,
+    /// `verify`, `repair`) were retried after a transient error (a whole body
+    /// or a commit run again), counted since [`Links::new`] and shared with
+    /// their clones. Other helpers count in their own.
+    pub fn retries(&self) -> u64 {
+        self.support.retries()
     }
 
     /// Whether both sides keep an array (so writes run in a transaction).

@@ -13,7 +13,7 @@
 //!
 //! ```no_run
 //! # use schema_core::prelude::*;
-//! # use schema_core::relation::Through;
+//! # use schema_core::Schema;
 //! # use serde::{Deserialize, Serialize};
 //! # #[derive(Document, Serialize, Deserialize)]
 //! # #[document(collection = "users")]
