@@ -19,6 +19,7 @@ use bson::{doc, DateTime};
 use mongodb::Collection;
 use schema_core::prelude::*;
 use schema_core::Schema;
+use schema_testkit::stats::Spread;
 use serde::{Deserialize, Serialize};
 
 #[derive(Embedded, Serialize, Deserialize, Debug, Clone)]
@@ -52,22 +53,16 @@ fn env(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
-/// The value at quantile `q` (0..=1) of `sorted`.
-fn quantile(sorted: &[f64], q: f64) -> f64 {
-    let i = ((sorted.len() - 1) as f64 * q).round() as usize;
-    sorted[i]
-}
-
-fn report(name: &str, mut ratios: Vec<f64>, typed: Duration, raw: Duration, ops: usize) {
-    ratios.sort_by(|a, b| a.total_cmp(b));
+fn report(name: &str, ratios: Vec<f64>, typed: Duration, raw: Duration, ops: usize) {
+    let ratio = Spread::of(ratios);
     println!(
         "{:<16} {:>9.1} {:>9.1} {:>8.3} {:>8.3} {:>8.3}",
         name,
         typed.as_secs_f64() * 1e6 / ops as f64,
         raw.as_secs_f64() * 1e6 / ops as f64,
-        quantile(&ratios, 0.5),
-        quantile(&ratios, 0.1),
-        quantile(&ratios, 0.9),
+        ratio.median,
+        ratio.p10,
+        ratio.p90,
     );
 }
 
