@@ -6,7 +6,7 @@
 //! spanned on the field:
 //!
 //! - the model has a field of that Rust name with the same type
-//!   (`&Post::FIELDS.title` must coerce to `&Field<Post, T>`: "no field"
+//!   (`&Post::FIELDS.title` must coerce to `&Field<Post, T, _>`: "no field"
 //!   or "mismatched types" otherwise);
 //! - it is stored under the same name (serde renames of both sides): a
 //!   constant assertion that fails to evaluate otherwise.
@@ -183,7 +183,7 @@ fn expand(input: &DeriveInput, view: &View) -> TokenStream {
              `{field}`: give it the model's serde name"
         );
         quote_spanned! {f.span=>
-            let _: &#p::Field<#model, #ty, _> = &fields.#field;
+            let _: &#p::Field<#model, #ty, _> = &<#model as #p::Document>::FIELDS.#field;
             const _: () = ::core::assert!(
                 #p::same_name(<#model as #p::Document>::FIELDS.#field.name(), #stored),
                 #message
@@ -203,7 +203,7 @@ fn expand(input: &DeriveInput, view: &View) -> TokenStream {
         }
 
         #[automatically_derived]
-        fn __check_projection(fields: &<#model as #p::Document>::Fields) {
+        fn __check_projection() {
             #(#checks)*
         }
     }
