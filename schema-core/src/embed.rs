@@ -48,7 +48,7 @@
 //! parent keeps the newest ten, and inserts the full record into the history
 //! collection, both in one transaction.
 
-use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::collections::HashSet;
 
 use bson::{doc, Bson, Document as BsonDocument};
 use mongodb::ClientSession;
@@ -57,42 +57,13 @@ use serde::Serialize;
 
 use crate::action::Action;
 use crate::bounded::BoundedCollection;
+pub use crate::bounded::EmbedArray;
 use crate::codec::{self, id_to_bson, value_to_bson};
 use crate::error::{id_text, Error, Result};
 use crate::field::{EmbedField, Keep};
 use crate::model::Document;
 use crate::repo::{id_filter, with_session, Repo};
 use crate::txn;
-
-/// An array type that the push helpers can write: a list whose items keep
-/// their order and may repeat, so `$push` and `$slice` mean what they say
-/// (`Vec`, `VecDeque`), or a set whose items are distinct (`BTreeSet`,
-/// `HashSet`, pushed with `$addToSet`); and `Option`/`Box` of them.
-pub trait EmbedArray: BoundedCollection {
-    /// Whether the field may be stored as null (`Option` without
-    /// `skip_serializing_if`): `$push` and `$pull` refuse a null field, so
-    /// the helpers treat null as an empty array.
-    const NULLABLE: bool = false;
-    /// Whether the items are distinct (a set): pushes use `$addToSet`, and an
-    /// item already held does not count against `max`.
-    const SET: bool = false;
-}
-impl<T> EmbedArray for Vec<T> {}
-impl<T> EmbedArray for VecDeque<T> {}
-impl<T> EmbedArray for BTreeSet<T> {
-    const SET: bool = true;
-}
-impl<T, S> EmbedArray for HashSet<T, S> {
-    const SET: bool = true;
-}
-impl<C: EmbedArray> EmbedArray for Option<C> {
-    const NULLABLE: bool = true;
-    const SET: bool = C::SET;
-}
-impl<C: EmbedArray> EmbedArray for Box<C> {
-    const NULLABLE: bool = C::NULLABLE;
-    const SET: bool = C::SET;
-}
 
 impl<M, C: EmbedArray, P> EmbedField<M, C, P> {
     /// Whether the field is a set (`BTreeSet`, `HashSet`), pushed with

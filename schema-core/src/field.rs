@@ -238,7 +238,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
 impl<M, C, P> Field<M, C, P>
 where
     M: Scope,
-    C: crate::embed::EmbedArray,
+    C: crate::bounded::EmbedArray,
     C::Item: Serialize,
 {
     /// `{name: item}`: documents whose array holds `item` (rides a multikey
@@ -309,7 +309,7 @@ impl<M: Scope> Scope for Elem<M> {
 impl<M, C, P> Field<M, C, P>
 where
     M: Scope + 'static,
-    C: crate::embed::EmbedArray,
+    C: crate::bounded::EmbedArray,
     C::Item: Nested,
 {
     /// `{path: {$elemMatch: condition}}`: documents with one item of the
