@@ -19,6 +19,12 @@ cargo clippy --workspace --all-targets -- -D warnings
 echo "== docs"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
 echo "== package (the published crates build from their packaged sources)"
+# Cargo verifies each package against the others through a temporary local
+# registry, whose sources it unpacks under $CARGO_HOME/registry/src and never
+# unpacks again while the version is unchanged: drop earlier unpackings of
+# our own crates so the verify step builds today's sources, not a stale copy.
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/schema-derive-[0-9]* \
+       "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/schema-core-[0-9]*
 cargo package -p schema-derive -p schema-core
 echo "== examples build"
 cargo build --examples
