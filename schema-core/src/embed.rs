@@ -56,7 +56,6 @@ use serde::ser::SerializeMap;
 use serde::Serialize;
 
 use crate::action::Action;
-use crate::bounded::BoundedCollection;
 pub use crate::bounded::EmbedArray;
 use crate::codec::{self, id_to_bson, value_to_bson};
 use crate::error::{id_text, Error, Result};
