@@ -649,7 +649,7 @@ impl<M: Document> Repo<M> {
             filter.insert(name, v);
         }
         let coll = self.raw();
-        let action = coll.update_one(filter, parts.update.clone());
+        let action = coll.update_one(filter, std::mem::take(&mut parts.update));
         let r = with_session!(action, session.as_deref_mut()).map_err(|e| self.err(e, "update"))?;
         if r.matched_count == 0 && (parts.has_guard() || version.is_some()) {
             self.full_or_gone(session, id, also.as_ref(), &parts, version)

@@ -19,7 +19,7 @@ use crate::query::keyset::{may_be_null, Cursor, Keyset, Page};
 use crate::query::projection::Projection;
 use crate::query::sort::Sort;
 use crate::query::stream::DocStream;
-use crate::repo::Repo;
+use crate::repo::{with_session, Repo};
 
 impl<M: Document> Repo<M> {
     /// The documents matching `filter` (build it with the typed fields:
@@ -359,6 +359,25 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         Ok(keyset.after(&base, &cursor, may_be_null::<M>))
     }
 
+    /// The first document of the query, sent as the driver's own
+    /// `find_one` (one batch of one document) after the same index guard.
+    async fn first(mut self, session: Option<&'a mut ClientSession>) -> Result<Option<P>> {
+        let filter = self.stream_query()?;
+        let raw = self.repo.raw_docs();
+        let mut find = raw.find_one(filter);
+        if let Some(sort) = self.sort {
+            find = find.sort(sort);
+        }
+        if let Some(projection) = P::projection() {
+            find = find.projection(projection);
+        }
+        let found = with_session!(find, session)
+            .map_err(|e| Error::from_server(e, "find in", M::COLLECTION))?;
+        found
+            .map(|raw| crate::codec::decode_as::<P>(&raw, P::VIEW_NAME, M::COLLECTION))
+            .transpose()
+    }
+
     /// Checks the query against the index guard (unless [`scan`](Self::scan))
     /// and sends it, in `session` when there is one.
     async fn open(mut self, session: Option<&'a mut ClientSession>) -> Result<DocStream<'a, P>> {
@@ -450,7 +469,7 @@ impl<'a, M: Document, P: Projection<M>> IntoFuture for FindOne<'a, M, P> {
             M::COLLECTION,
             "find_one",
             self.find,
-            |s, find: Find<'a, M, P>| async move { find.batch_size(1).open(s).await?.try_next().await },
+            |s, find: Find<'a, M, P>| find.first(s),
         );
         with_session(action, session).into_future()
     }

@@ -279,12 +279,17 @@ impl Branch {
 
     fn merge(&self, other: &Branch) -> Branch {
         let mut merged = self.clone();
-        for (f, kind) in &other.fields {
-            merged.add(f.clone(), *kind);
-        }
-        merged.blockers.extend(other.blockers.iter().cloned());
-        merged.residual.extend(other.residual.iter().cloned());
+        merged.absorb(other.clone());
         merged
+    }
+
+    /// Adds `other`'s conditions to this branch.
+    fn absorb(&mut self, other: Branch) {
+        for (f, kind) in other.fields {
+            self.add(f, kind);
+        }
+        self.blockers.extend(other.blockers);
+        self.residual.extend(other.residual);
     }
 }
 
@@ -295,7 +300,12 @@ fn branches(filter: &BsonDocument) -> Vec<Branch> {
 
 /// Every pair of `left` and `right` merged, or one blocked branch past
 /// [`MAX_BRANCHES`].
-fn cross(left: Vec<Branch>, right: Vec<Branch>) -> Vec<Branch> {
+fn cross(mut left: Vec<Branch>, right: Vec<Branch>) -> Vec<Branch> {
+    if left.len() == 1 && right.len() == 1 {
+        // The common case (no `$or`): one branch grows, nothing is copied.
+        right.into_iter().for_each(|r| left[0].absorb(r));
+        return left;
+    }
     if left.len() * right.len() > MAX_BRANCHES {
         return vec![Branch::blocked(format!(
             "more than {MAX_BRANCHES} `$or` branches"
@@ -335,6 +345,7 @@ fn conjunction(doc: &BsonDocument, prefix: &str) -> Vec<Branch> {
                 None => vec![Branch::blocked(format!("`{key}` that is not an array"))],
             },
             op if op.starts_with('$') => vec![Branch::blocked(format!("`{op}`"))],
+            field if prefix.is_empty() => field_branches(field, value),
             field => field_branches(&format!("{prefix}{field}"), value),
         };
         out = cross(out, parts);
