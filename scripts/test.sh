@@ -14,10 +14,11 @@ echo "== lean dependencies (schema-core asks tokio only for what its code uses, 
 python3 scripts/check-lean-deps.py
 echo "== rustfmt"
 cargo fmt --all -- --check
-echo "== clippy"
+echo "== clippy (without and with the tracing feature)"
 cargo clippy --workspace --all-targets -- -D warnings
+cargo clippy --workspace --all-targets --features tracing -- -D warnings
 echo "== docs"
-RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --features tracing
 echo "== package (the published crates build from their packaged sources)"
 # Cargo verifies each package against the others through a temporary local
 # registry, whose sources it unpacks under $CARGO_HOME/registry/src and never
@@ -27,14 +28,16 @@ rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/schema-derive-[0-9]* \
        "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/schema-core-[0-9]*
 cargo package -p schema-derive -p schema-core
 echo "== examples build"
-cargo build --examples
+cargo build --examples --features tracing
 echo "== tests (doctests, unit, trybuild, server-backed integration)"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
-cargo test -p schema-core --doc 2>&1 | tee -a "$log"
+cargo test -p schema-core --doc --features tracing 2>&1 | tee -a "$log"
 # Every Rust snippet of the README (the root package's doctests).
-cargo test -p schema-workspace --doc 2>&1 | tee -a "$log"
+cargo test -p schema-workspace --doc --features tracing 2>&1 | tee -a "$log"
 cargo test --workspace --lib --bins --tests 2>&1 | tee -a "$log"
+# The spans of the tracing feature (off in the run above, as by default).
+cargo test --features tracing --test tracing_spans 2>&1 | tee -a "$log"
 echo "all checks passed"
 # One closing line for the whole run, summed over every test binary.
 awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"

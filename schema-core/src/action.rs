@@ -36,7 +36,8 @@
 //! checked (a value with no BSON form is an [`Error`](crate::Error)) and the
 //! commands are sent then. Each action knows its collection and operation
 //! ([`Action::collection`], [`Action::operation`]), the one place every
-//! helper call passes through.
+//! helper call passes through: with the `tracing` feature, where its span
+//! starts (see the `trace` module).
 
 use std::fmt;
 use std::future::{Future, IntoFuture};
@@ -121,7 +122,13 @@ impl<'a, T: 'a, O: 'a> IntoFuture for Action<'a, T, O> {
     type IntoFuture = BoxFuture<'a, Result<T>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        (self.run)(self.session, self.options)
+        let run = (self.run)(self.session, self.options);
+        #[cfg(feature = "tracing")]
+        let run = Box::pin(crate::trace::in_span(
+            crate::trace::helper_span(self.collection, self.operation),
+            run,
+        ));
+        run
     }
 }
 

@@ -36,6 +36,8 @@ pub mod schema;
 pub mod schema_depth;
 pub mod setup;
 pub mod stamp;
+#[cfg(feature = "tracing")]
+pub mod trace;
 pub mod txn;
 pub mod update;
 mod validator;

@@ -45,6 +45,7 @@
 //! # }
 //! ```
 
+use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -234,7 +235,15 @@ pub async fn run_in_transaction<C, T, F>(
 where
     F: TxnBody<C, T>,
 {
-    run_new(client, Tries::new(policy, None), context, body).await
+    in_transaction_span(run_new(client, Tries::new(policy, None), context, body)).await
+}
+
+/// A transaction the caller runs itself, in its own span with the
+/// `tracing` feature (see the `trace` module).
+async fn in_transaction_span<T>(run: impl Future<Output = Result<T>>) -> Result<T> {
+    #[cfg(feature = "tracing")]
+    let run = crate::trace::in_span(crate::trace::transaction_span(), run);
+    run.await
 }
 
 /// [`run_in_transaction`] with the attempts already counted.
@@ -260,7 +269,14 @@ pub async fn run_with_session<C, T, F>(
 where
     F: TxnBody<C, T>,
 {
-    retry_loop(session, Tries::new(policy, None), None, context, body).await
+    in_transaction_span(retry_loop(
+        session,
+        Tries::new(policy, None),
+        None,
+        context,
+        body,
+    ))
+    .await
 }
 
 /// Runs `body` in the caller's transaction when `session` is already in one
@@ -276,7 +292,13 @@ pub async fn join_or_run<C, T, F>(
 where
     F: TxnBody<C, T>,
 {
-    join_or_run_counted(session, Tries::new(policy, None), context, body).await
+    in_transaction_span(join_or_run_counted(
+        session,
+        Tries::new(policy, None),
+        context,
+        body,
+    ))
+    .await
 }
 
 async fn join_or_run_counted<C, T, F>(
@@ -364,6 +386,18 @@ fn start_error(e: mongodb::error::Error) -> Error {
     }
 }
 
+/// Why a transaction runs again after `err` (see [`retry_loop`]).
+#[cfg(feature = "tracing")]
+fn retry_reason(err: &Error) -> &'static str {
+    if is_unreachable(err) {
+        "server unreachable"
+    } else if err.has_label(UNKNOWN_TRANSACTION_COMMIT_RESULT) {
+        UNKNOWN_TRANSACTION_COMMIT_RESULT
+    } else {
+        TRANSIENT_TRANSACTION_ERROR
+    }
+}
+
 /// The attempts of one transaction: how many so far, since when, the
 /// policy that bounds them, and the helper's retry count to add to.
 struct Tries<'p> {
@@ -401,6 +435,8 @@ impl<'p> Tries<'p> {
         if let Some(counter) = self.counter {
             counter.fetch_add(1, Ordering::Relaxed);
         }
+        #[cfg(feature = "tracing")]
+        crate::trace::retrying(next, retry_reason(&last), &last);
         tokio::time::sleep(backoff).await;
         self.attempt = next;
         Ok(())
