@@ -59,8 +59,8 @@ async fn main() -> Result {
         posts.insert_many(chunk).await?;
     }
     let (n_users, n_posts) = (
-        users.count(doc! {}).scan().await?,
-        posts.count(doc! {}).scan().await?,
+        users.count(Filter::all()).scan().await?,
+        posts.count(Filter::all()).scan().await?,
     );
     println!("users: {n_users} | posts: {n_posts}");
     assert_eq!((n_users, n_posts), (USERS as u64, POSTS as u64));

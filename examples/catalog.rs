@@ -116,7 +116,7 @@ async fn recolor(
 /// Every product whose `colors` differs from its skus' colors.
 async fn out_of_sync(products: &Repo<Product>, skus: &Repo<Sku>) -> Result<Vec<String>> {
     let mut bad = Vec::new();
-    for p in products.find(doc! {}).scan().all().await? {
+    for p in products.find(Filter::all()).scan().all().await? {
         let mut current = skus.get_many(&p.skus).await?;
         current.sort_by_key(|s| p.skus.iter().position(|id| *id == s.id));
         if colors_of(&current) != p.colors {
@@ -234,8 +234,8 @@ async fn main() -> Result {
     skus.insert_many(&all_skus).await?;
     products.insert_many(&generated).await?;
     let (n_products, n_skus) = (
-        products.count(doc! {}).scan().await?,
-        skus.count(doc! {}).scan().await?,
+        products.count(Filter::all()).scan().await?,
+        skus.count(Filter::all()).scan().await?,
     );
     println!("catalog: {n_products} products, {n_skus} skus");
 

@@ -121,7 +121,7 @@ async fn main() -> Result {
     }
     println!(
         "... {} products in all",
-        products.count(doc! {}).scan().await?
+        products.count(Filter::all()).scan().await?
     );
 
     heading("An order embeds its line items: one read returns the whole order");

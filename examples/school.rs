@@ -51,8 +51,8 @@ async fn main() -> Result {
     courses.insert_many(&offered).await?;
     println!(
         "students: {} | courses: {}",
-        students.count(doc! {}).scan().await?,
-        courses.count(doc! {}).scan().await?
+        students.count(Filter::all()).scan().await?,
+        courses.count(Filter::all()).scan().await?
     );
 
     heading("Without a transaction: two plain writes, a crash between them");
@@ -181,12 +181,12 @@ async fn main() -> Result {
     );
     assert!(report.is_consistent(), "{report:?}");
     assert_eq!(report.edges, 5);
-    for s in students.find(doc! {}).scan().all().await? {
+    for s in students.find(Filter::all()).scan().all().await? {
         if !s.course_ids.is_empty() {
             println!("  {:10} courseIds: {:?}", s.id, s.course_ids);
         }
     }
-    for c in courses.find(doc! {}).scan().all().await? {
+    for c in courses.find(Filter::all()).scan().all().await? {
         if !c.student_ids.is_empty() {
             println!("  {:10} studentIds: {:?}", c.id, c.student_ids);
         }

@@ -137,8 +137,8 @@ async fn blog(checks: &mut Checks, db: &Database) -> Result {
         indexes.iter().any(|i| i == "authorId_1_at_-1__id_-1"),
         "seed000_blog.posts has the index authorId_1_at_-1__id_-1",
     );
-    let users = Repo::<User>::new(db).count(doc! {}).scan().await?;
-    let posts = Repo::<Post>::new(db).count(doc! {}).scan().await?;
+    let users = Repo::<User>::new(db).count(Filter::all()).scan().await?;
+    let posts = Repo::<Post>::new(db).count(Filter::all()).scan().await?;
     checks.check(
         (users, posts) == (1000, 20_000),
         format!("seed000_blog: {users} users, {posts} posts"),
@@ -220,7 +220,7 @@ async fn catalog(checks: &mut Checks, db: &Database) -> Result {
     use models::catalog::{Product, Sku};
     model::<Product>(checks, db).await?;
     model::<Sku>(checks, db).await?;
-    let products = Repo::<Product>::new(db).find(doc! {}).scan().all().await?;
+    let products = Repo::<Product>::new(db).find(Filter::all()).scan().all().await?;
     let skus = Repo::<Sku>::new(db);
     let mut out_of_sync = 0;
     for p in &products {
