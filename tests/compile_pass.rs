@@ -8,6 +8,7 @@ mod models;
 use bson::{doc, Bson};
 use models::*;
 use schema_core::prelude::*;
+use schema_core::stamp::Stamp;
 use schema_core::{Direction, IndexSpec, Relation};
 use schema_core::{IndexOrigin, DEFAULT_LINK_MAX};
 
@@ -105,6 +106,7 @@ fn relations_name_their_targets() {
             field: "course_ids",
             stored: "courseIds",
             target: "courses",
+            stamp: Stamp::of::<Course>(),
             inverse: Some("studentIds"),
             max: 50,
         }]

@@ -2,7 +2,8 @@
 //! (`#[document(timestamps)]`) against the real server: eight racing
 //! read-modify-replace writers, one winner per version; `if_version` on an
 //! update; the version bumped by every update helper; the times set on
-//! insert and upsert and bumped by updates, replaces and pushes.
+//! insert and upsert and bumped by updates, replaces and pushes; the
+//! other side of a two-sided link stamped when a delete pulls from it.
 
 mod support;
 
@@ -36,6 +37,32 @@ struct Draft {
     id: String,
     text: String,
     rev: i32,
+}
+
+/// One side of a two-sided link whose other side keeps a version and
+/// timestamps.
+#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[document(collection = "members")]
+struct Member {
+    #[serde(rename = "_id")]
+    id: String,
+    #[many_to_many(two_sided, to = Club, inverse = member_ids, max = 10)]
+    club_ids: Vec<String>,
+}
+
+/// The side a cascading delete pulls from.
+#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[document(collection = "clubs", version, timestamps)]
+struct Club {
+    #[serde(rename = "_id")]
+    id: String,
+    #[many_to_many(two_sided, to = Member, inverse = club_ids, max = 10)]
+    member_ids: Vec<String>,
+    version: i64,
+    created_at: DateTime,
+    updated_at: DateTime,
 }
 
 fn account(id: &str) -> Account {
@@ -325,4 +352,129 @@ async fn timestamps_are_set_on_insert_and_bumped_by_every_write() {
             raw.get_datetime("updatedAt").ok()
         );
     }
+}
+
+/// `(version, createdAt, updatedAt, memberIds)` of a club as stored.
+async fn club(db: &mongodb::Database, id: &str) -> (i64, DateTime, DateTime, Vec<String>) {
+    let raw = db
+        .collection::<BsonDocument>("clubs")
+        .find_one(doc! { "_id": id })
+        .await
+        .unwrap()
+        .unwrap();
+    let members = raw
+        .get_array("memberIds")
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_owned())
+        .collect();
+    (
+        raw.get_i64("version").unwrap(),
+        *raw.get_datetime("createdAt").unwrap(),
+        *raw.get_datetime("updatedAt").unwrap(),
+        members,
+    )
+}
+
+#[tokio::test]
+async fn a_cascading_delete_stamps_the_documents_it_pulls_from() {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, "cascade_stamps").await;
+    Schema::new()
+        .with::<Member>()
+        .with::<Club>()
+        .sync(&db)
+        .await
+        .unwrap();
+    let (members, clubs) = (Repo::<Member>::new(&db), Repo::<Club>::new(&db));
+    let links = Links::new(&db, Member::FIELDS.club_ids);
+    for id in ["m1", "m2", "m3", "m4"] {
+        let member = Member {
+            id: s(id),
+            club_ids: vec![],
+        };
+        members.insert(&member).await.unwrap();
+    }
+    for id in ["c1", "c2", "c3"] {
+        let club = Club {
+            id: s(id),
+            member_ids: vec![],
+            version: 0,
+            created_at: DateTime::from_millis(0),
+            updated_at: DateTime::from_millis(0),
+        };
+        clubs.insert(&club).await.unwrap();
+    }
+    // c1 holds every member, c2 only m4, c3 none.
+    for (m, c) in [
+        ("m1", "c1"),
+        ("m2", "c1"),
+        ("m3", "c1"),
+        ("m4", "c1"),
+        ("m4", "c2"),
+    ] {
+        links.link(&s(m), &s(c)).await.unwrap();
+    }
+    // Each link stamped its club too.
+    assert_eq!((club(&db, "c1").await.0, club(&db, "c2").await.0), (4, 1));
+    let unlinked = club(&db, "c3").await;
+    assert_eq!(unlinked.0, 0);
+
+    // Each delete: the clubs it pulls from are at their version plus one
+    // (one write each, however many ids it pulls) with a later updatedAt;
+    // the others are untouched.
+    let pause = || tokio::time::sleep(std::time::Duration::from_millis(5));
+    let f = Member::FIELDS;
+    let deletes: [(&str, &[&str]); 3] = [
+        ("delete", &["c1"]),
+        ("delete_many", &["c1"]),
+        ("find_one_and_delete", &["c1", "c2"]),
+    ];
+    for (what, pulled) in deletes {
+        let mut before = Vec::new();
+        for id in ["c1", "c2", "c3"] {
+            before.push((id, club(&db, id).await));
+        }
+        pause().await;
+        match what {
+            "delete" => assert!(members.delete(&s("m1")).await.unwrap()),
+            "delete_many" => {
+                let ids = [s("m2"), s("m3")];
+                assert_eq!(members.delete_many(f.id.is_in(&ids)).await.unwrap(), 2);
+            }
+            _ => assert!(members
+                .find_one_and_delete(f.id.eq("m4"))
+                .await
+                .unwrap()
+                .is_some()),
+        }
+        for (id, (version, created, updated, held)) in before {
+            let now = club(&db, id).await;
+            assert_eq!(now.1, created, "{what}: {id}'s createdAt");
+            if pulled.contains(&id) {
+                assert_eq!(now.0, version + 1, "{what}: {id}'s version");
+                assert!(
+                    now.2 > updated,
+                    "{what}: {id}'s updatedAt {} not after {updated}",
+                    now.2
+                );
+                assert!(
+                    now.3.len() < held.len(),
+                    "{what}: {id} still holds {:?}",
+                    now.3
+                );
+            } else {
+                assert_eq!(
+                    (now.0, now.2, &now.3),
+                    (version, updated, &held),
+                    "{what}: {id}"
+                );
+            }
+        }
+    }
+    // Every link is gone; c3 never changed.
+    for id in ["c1", "c2"] {
+        assert!(club(&db, id).await.3.is_empty(), "{id}");
+    }
+    assert_eq!(club(&db, "c3").await, unlinked);
 }

@@ -113,7 +113,7 @@ pub mod __private {
     pub use crate::query::{same_name, Projection};
     pub use crate::relation::Relation;
     pub use crate::schema_depth::schema_of;
-    pub use crate::stamp::{TimestampField, VersionField, VersionType};
+    pub use crate::stamp::{Stamp, TimestampField, VersionField, VersionType};
     pub use crate::validator::{
         any_of, enum_of, object_schema, one_of, tuple_of, with_max_items, with_tag, BsonSchema,
         Described, Property, SchemaProbe, Undescribed,

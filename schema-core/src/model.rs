@@ -3,12 +3,14 @@
 //! `#[derive(Document)]` and `#[derive(Embedded)]` implement them. A
 //! document's declared relationships are data too: [`Relation`].
 
-use std::fmt::Debug;
+use std::any::TypeId;
+use std::fmt::{self, Debug};
 
 use bson::Document as BsonDocument;
 use serde::{de::DeserializeOwned, Serialize};
 
 use crate::bounded::Bounded;
+use crate::error::Result;
 use crate::index::{Direction, IndexSpec};
 use crate::validator::{validator, BsonSchema};
 
@@ -149,6 +151,10 @@ pub enum Relation {
         stored: &'static str,
         /// The target's collection.
         target: &'static str,
+        /// How a helper stamps a target document it writes on the link's
+        /// behalf (deleting a document pulls its id from the inverse arrays):
+        /// the target's version and `updated_at`, as any helper write.
+        stamp: Stamp,
         /// Stored name of the inverse array on the target (two-sided only).
         inverse: Option<&'static str>,
         /// The most ids the array may hold.
@@ -175,6 +181,55 @@ impl Relation {
                 ..
             }
         )
+    }
+}
+
+/// What the helpers add to an update of one model's documents: the `$inc`
+/// of its `#[document(version)]` and the `$set` of its
+/// `#[document(timestamps)]` `updated_at` (see [`stamp`](crate::stamp)),
+/// carried by a [`Relation`] for the documents of its target that helpers
+/// write on its behalf. Made with [`Stamp::of`]; two are equal when they
+/// stamp the same model.
+#[derive(Clone, Copy)]
+pub struct Stamp {
+    model: TypeId,
+    name: &'static str,
+    update: fn(&mut BsonDocument, bool) -> Result<()>,
+}
+
+impl Stamp {
+    /// Built by [`Stamp::of`], next to the rule it applies.
+    pub(crate) fn new<M: Document>(update: fn(&mut BsonDocument, bool) -> Result<()>) -> Self {
+        Stamp {
+            model: TypeId::of::<M>(),
+            name: M::NAME,
+            update,
+        }
+    }
+
+    /// The Rust name of the model it stamps.
+    pub fn model(&self) -> &'static str {
+        self.name
+    }
+
+    /// Adds the model's version and timestamps to `update` (`upsert`: it
+    /// may insert).
+    pub(crate) fn apply(&self, update: &mut BsonDocument, upsert: bool) -> Result<()> {
+        (self.update)(update, upsert)
+    }
+}
+
+impl PartialEq for Stamp {
+    fn eq(&self, other: &Self) -> bool {
+        self.model == other.model
+    }
+}
+
+impl Eq for Stamp {}
+
+impl Debug for Stamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Stamp").field(&self.name).finish()
     }
 }
 

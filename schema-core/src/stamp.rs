@@ -42,9 +42,35 @@ use bson::{doc, Bson, Document as BsonDocument, RawDocumentBuf};
 use crate::error::{Error, Result};
 use crate::model::Document;
 
-// Declared with the `Document` trait that names it, so that `model` does
+// Declared with the `Document` trait that names them, so that `model` does
 // not use this module (which uses `model`).
-pub use crate::model::VersionType;
+pub use crate::model::{Stamp, VersionType};
+
+impl Stamp {
+    /// How the helpers stamp an update of `M`'s documents: what
+    /// [`Relation::ManyToMany`](crate::model::Relation::ManyToMany) carries for
+    /// its target (the derive writes `Stamp::of::<Course>()`).
+    ///
+    /// ```
+    /// use schema_core::prelude::*;
+    /// use schema_core::stamp::Stamp;
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Document, Serialize, Deserialize)]
+    /// #[document(collection = "courses", version)]
+    /// struct Course {
+    ///     #[serde(rename = "_id")]
+    ///     id: String,
+    ///     version: i64,
+    /// }
+    ///
+    /// assert_eq!(Stamp::of::<Course>().model(), "Course");
+    /// assert_eq!(Stamp::of::<Course>(), Stamp::of::<Course>());
+    /// ```
+    pub fn of<M: Document>() -> Self {
+        Stamp::new::<M>(updated::<M>)
+    }
+}
 
 impl VersionType {
     /// `n` as this BSON type (`None` when it does not fit).

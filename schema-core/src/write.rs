@@ -64,7 +64,7 @@ use crate::action::Action;
 use crate::codec::{self, id_to_bson};
 use crate::error::{id_text, Error, FailedInsert, InsertManyFailure, Result};
 use crate::filter::Filter;
-use crate::model::{Document, Relation};
+use crate::model::{Document, Relation, Stamp};
 use crate::repo::{with_session, Repo};
 use crate::txn;
 use crate::update::{Update, UpdateParts};
@@ -803,19 +803,24 @@ impl<M: Document> Repo<M> {
     }
 
     /// Pulls `matcher` (an id, or `{$in: ids}`) from the inverse array of
-    /// every document on the other side of each two-sided link.
+    /// every document on the other side of each two-sided link, each pulled
+    /// document stamped with its model's version and `updated_at`.
     async fn pull_inverse(
         &self,
         mut session: Option<&mut ClientSession>,
         matcher: Bson,
     ) -> Result<()> {
-        for (target, inverse) in inverse_arrays::<M>() {
+        for Inverse {
+            target,
+            array,
+            stamp,
+        } in inverse_arrays::<M>()
+        {
             let other = self.database().collection::<BsonDocument>(target);
+            let mut pull = doc! { "$pull": { array: matcher.clone() } };
+            stamp.apply(&mut pull, false)?;
             with_session!(
-                other.update_many(
-                    doc! { inverse: matcher.clone() },
-                    doc! { "$pull": { inverse: matcher.clone() } }
-                ),
+                other.update_many(doc! { array: matcher.clone() }, pull),
                 session.as_deref_mut()
             )
             .map_err(|e| Error::from_server(e, "update", target))?;
@@ -878,16 +883,31 @@ fn result(r: mongodb::results::UpdateResult) -> UpdateResult {
     }
 }
 
-/// `(target collection, inverse array)` of every two-sided link of `M`.
-fn inverse_arrays<M: Document>() -> Vec<(&'static str, &'static str)> {
+/// The other side of one two-sided link of `M`.
+struct Inverse {
+    /// The target's collection.
+    target: &'static str,
+    /// The stored name of its inverse array.
+    array: &'static str,
+    /// The target model's version and timestamps.
+    stamp: Stamp,
+}
+
+/// The other side of every two-sided link of `M`.
+fn inverse_arrays<M: Document>() -> Vec<Inverse> {
     M::relations()
         .into_iter()
         .filter_map(|r| match r {
             Relation::ManyToMany {
                 target,
-                inverse: Some(inverse),
+                inverse: Some(array),
+                stamp,
                 ..
-            } => Some((target, inverse)),
+            } => Some(Inverse {
+                target,
+                array,
+                stamp,
+            }),
             _ => None,
         })
         .collect()

@@ -61,6 +61,7 @@ pub fn expand(input: &Input) -> TokenStream {
                             field: #name,
                             stored: #stored,
                             target: <#to as #p::Document>::COLLECTION,
+                            stamp: #p::Stamp::of::<#to>(),
                             inverse: #inverse,
                             max: #max,
                         }
