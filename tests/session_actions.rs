@@ -1,16 +1,19 @@
 //! One API shape for sessions: every helper returns an action that is
 //! awaited directly, names its collection and operation, sends nothing until
 //! it is awaited, and takes the caller's session with `.session(&mut s)`,
-//! joining the transaction in progress on it.
+//! joining the transaction in progress on it (`Links::verify` and
+//! `Links::repair` too).
 
 mod models;
 mod support;
+
+use std::sync::Mutex;
 
 use models::{Course, Post, Student, User};
 use schema_core::action::Action;
 use schema_core::prelude::*;
 use schema_core::run_in_transaction;
-use schema_core::RetryPolicy;
+use schema_core::{AsymmetryKind, Error, RepairReport, RetryPolicy, VerifyReport};
 
 fn s(v: &str) -> String {
     v.to_owned()
@@ -49,7 +52,17 @@ async fn an_action_names_its_collection_and_operation_and_sends_nothing_until_aw
     assert_eq!((link.collection(), link.operation()), ("students", "link"));
     let page = posts.children(Post::FIELDS.author_id, &p1.author_id).page();
     assert_eq!((page.collection(), page.operation()), ("posts", "page"));
-    drop((push, link, page));
+    let verify = links.verify();
+    assert_eq!(
+        (verify.collection(), verify.operation()),
+        ("students", "verify")
+    );
+    let repair = links.repair();
+    assert_eq!(
+        (repair.collection(), repair.operation()),
+        ("students", "repair")
+    );
+    drop((push, link, page, verify, repair));
     assert!(log.operations().is_empty(), "{:?}", log.operations());
 
     insert.await.unwrap();
@@ -160,5 +173,104 @@ async fn every_helper_given_a_session_joins_the_callers_transaction() {
     assert_eq!(
         students.get(&st).await.unwrap().unwrap().course_ids,
         [s("c1")]
+    );
+}
+
+#[tokio::test]
+async fn verify_and_repair_run_in_the_callers_transaction() {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, "links_session").await;
+    models::school::schema().sync(&db).await.unwrap();
+    let students = Repo::<Student>::new(&db);
+    let courses = Repo::<Course>::new(&db);
+    let links = Links::new(&db, Student::FIELDS.course_ids);
+    for id in ["s1", "s2"] {
+        students.insert(&Student::new(id, id)).await.unwrap();
+    }
+    for id in ["c1", "c2"] {
+        courses.insert(&Course::new(id, id)).await.unwrap();
+    }
+    // A half-edge written around the helpers: s1 lists c1, c1 not s1.
+    let raw_students = db.collection::<bson::Document>("students");
+    raw_students
+        .update_one(
+            bson::doc! { "_id": "s1" },
+            bson::doc! { "$addToSet": { "courseIds": "c1" } },
+        )
+        .await
+        .unwrap();
+    let half = |report: &VerifyReport| -> Vec<(String, String, AsymmetryKind)> {
+        report
+            .asymmetric
+            .iter()
+            .map(|a| {
+                let id = |b: &bson::Bson| b.as_str().unwrap().to_owned();
+                (id(&a.left), id(&a.right), a.kind)
+            })
+            .collect()
+    };
+    let broken = vec![(s("s1"), s("c1"), AsymmetryKind::MissingOnRight)];
+    assert_eq!(half(&links.verify().await.unwrap()), broken);
+
+    // Repaired in a transaction that is then aborted: nothing is kept.
+    let seen: Mutex<Option<(RepairReport, VerifyReport)>> = Mutex::new(None);
+    let aborted = run_in_transaction(
+        &client,
+        &RetryPolicy::default(),
+        (&links, &seen),
+        |session, (links, seen)| {
+            Box::pin(async move {
+                let repaired = links.repair().session(&mut *session).await?;
+                let after = links.verify().session(session).await?;
+                *seen.lock().unwrap() = Some((repaired, after));
+                Err::<(), _>(Error::Model("abort on purpose".into()))
+            })
+        },
+    )
+    .await;
+    assert!(
+        matches!(&aborted, Err(Error::Model(m)) if m == "abort on purpose"),
+        "{aborted:?}"
+    );
+    let (repaired, after) = seen.lock().unwrap().take().expect("the body ran");
+    // In the transaction: completed, and its own verify saw the fix.
+    assert_eq!((repaired.completed, repaired.removed), (1, 0));
+    assert!(after.is_consistent(), "{after:?}");
+    // After the abort: the half-edge is back, the course side untouched.
+    assert_eq!(half(&links.verify().await.unwrap()), broken);
+    assert_eq!(
+        courses.get(&s("c1")).await.unwrap(),
+        Some(Course::new("c1", "c1"))
+    );
+
+    // verify in a session sees that session's uncommitted writes; outside
+    // it, they do not exist yet.
+    let mut session = client.start_session().await.unwrap();
+    session.start_transaction().await.unwrap();
+    raw_students
+        .update_one(
+            bson::doc! { "_id": "s2" },
+            bson::doc! { "$addToSet": { "courseIds": "c2" } },
+        )
+        .session(&mut session)
+        .await
+        .unwrap();
+    let inside = links.verify().session(&mut session).await.unwrap();
+    let mut both = broken.clone();
+    both.push((s("s2"), s("c2"), AsymmetryKind::MissingOnRight));
+    let mut inside_halves = half(&inside);
+    inside_halves.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    assert_eq!(inside_halves, both);
+    assert_eq!(half(&links.verify().await.unwrap()), broken);
+    // Repaired in that session and committed: both halves completed.
+    let repaired = links.repair().session(&mut session).await.unwrap();
+    assert_eq!((repaired.completed, repaired.removed), (2, 0));
+    session.commit_transaction().await.unwrap();
+    let report = links.verify().await.unwrap();
+    assert!(report.is_consistent(), "{report:?}");
+    assert_eq!(report.edges, 2);
+    assert_eq!(
+        courses.get(&s("c2")).await.unwrap().unwrap().student_ids,
+        [s("s2")]
     );
 }

@@ -356,16 +356,63 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
     /// so they see one snapshot even while links are being written.
     /// Reads every document that holds a link: meant for maintenance, not
     /// for a request path.
-    pub async fn verify(&self) -> Result<VerifyReport> {
+    ///
+    /// In a [`session`](Action::session), the reads run in the caller's
+    /// transaction if one is in progress (so they see its writes not yet
+    /// committed), else (two-sided) in a transaction of their own on that
+    /// session.
+    ///
+    /// ```no_run
+    /// # use schema_core::prelude::*;
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Document, Serialize, Deserialize)]
+    /// # #[serde(rename_all = "camelCase")]
+    /// # #[document(collection = "students")]
+    /// # struct Student {
+    /// #     #[serde(rename = "_id")]
+    /// #     id: String,
+    /// #     #[many_to_many(two_sided, to = Course, inverse = student_ids, max = 50)]
+    /// #     course_ids: Vec<String>,
+    /// # }
+    /// # #[derive(Document, Serialize, Deserialize)]
+    /// # #[serde(rename_all = "camelCase")]
+    /// # #[document(collection = "courses")]
+    /// # struct Course {
+    /// #     #[serde(rename = "_id")]
+    /// #     id: String,
+    /// #     #[many_to_many(two_sided, to = Student, inverse = course_ids, max = 500)]
+    /// #     student_ids: Vec<String>,
+    /// # }
+    /// # async fn demo(db: mongodb::Database) -> schema_core::Result<()> {
+    /// let links = Links::new(&db, Student::FIELDS.course_ids);
+    /// let report = links.verify().await?;
+    /// for edge in &report.asymmetric {
+    ///     println!("{} -> {}: {:?}", edge.left, edge.right, edge.kind);
+    /// }
+    /// // In a transaction of the caller's: it sees the links written in it.
+    /// let mut session = db.client().start_session().await?;
+    /// session.start_transaction().await?;
+    /// links.link(&"s1".to_owned(), &"c1".to_owned()).session(&mut session).await?;
+    /// assert!(links.verify().session(&mut session).await?.is_consistent());
+    /// session.commit_transaction().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn verify(&self) -> Action<'_, VerifyReport> {
+        Action::new(M::COLLECTION, "verify", (), move |s, ()| self.verify_in(s))
+    }
+
+    /// [`verify`](Self::verify), in `session` when given.
+    async fn verify_in(&self, session: Option<&mut ClientSession>) -> Result<VerifyReport> {
         if !self.is_two_sided() {
-            return self.verify_opt(None).await;
+            return self.verify_opt(session).await;
         }
         let models = [M::NAME, R::NAME];
         txn::transact(
             &self.support,
             &models,
             self.db.client(),
-            None,
+            session,
             &self.policy,
             self,
             |s, this| {
@@ -477,9 +524,56 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
     /// `$addToSet`, if that array has room); otherwise (the other document is
     /// missing, or its array is full) the lone half is removed. Each edge is
     /// re-read and fixed in a transaction of its own, so concurrent links
-    /// are never undone.
-    pub async fn repair(&self) -> Result<RepairReport> {
-        let report = self.verify().await?;
+    /// are never undone. Every document it writes is stamped with its
+    /// model's version and `updated_at`, as by [`link`](Self::link).
+    ///
+    /// In a [`session`](Action::session), the `verify` and every fix join
+    /// the caller's transaction if one is in progress (an abort undoes all
+    /// of them; the caller must abort it if this fails), else (two-sided)
+    /// each runs in a transaction of its own on that session.
+    ///
+    /// ```no_run
+    /// # use schema_core::prelude::*;
+    /// # use schema_core::{run_in_transaction, RetryPolicy};
+    /// # use serde::{Deserialize, Serialize};
+    /// # #[derive(Document, Serialize, Deserialize)]
+    /// # #[serde(rename_all = "camelCase")]
+    /// # #[document(collection = "students")]
+    /// # struct Student {
+    /// #     #[serde(rename = "_id")]
+    /// #     id: String,
+    /// #     #[many_to_many(two_sided, to = Course, inverse = student_ids, max = 50)]
+    /// #     course_ids: Vec<String>,
+    /// # }
+    /// # #[derive(Document, Serialize, Deserialize)]
+    /// # #[serde(rename_all = "camelCase")]
+    /// # #[document(collection = "courses")]
+    /// # struct Course {
+    /// #     #[serde(rename = "_id")]
+    /// #     id: String,
+    /// #     #[many_to_many(two_sided, to = Student, inverse = course_ids, max = 500)]
+    /// #     student_ids: Vec<String>,
+    /// # }
+    /// # async fn demo(db: mongodb::Database) -> schema_core::Result<()> {
+    /// let links = Links::new(&db, Student::FIELDS.course_ids);
+    /// let done = links.repair().await?;
+    /// println!("{} completed, {} removed", done.completed, done.removed);
+    /// // All the fixes in one transaction, with the caller's other writes.
+    /// let policy = RetryPolicy::default();
+    /// run_in_transaction(db.client(), &policy, &links, |session, links| {
+    ///     Box::pin(async move { links.repair().session(session).await })
+    /// })
+    /// .await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn repair(&self) -> Action<'_, RepairReport> {
+        Action::new(M::COLLECTION, "repair", (), move |s, ()| self.repair_in(s))
+    }
+
+    /// [`repair`](Self::repair), in `session` when given.
+    async fn repair_in(&self, mut session: Option<&mut ClientSession>) -> Result<RepairReport> {
+        let report = self.verify_in(session.as_deref_mut()).await?;
         let mut done = RepairReport::default();
         for edge in &report.asymmetric {
             let fixed = if self.is_two_sided() {
@@ -488,7 +582,7 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
                     &self.support,
                     &models,
                     self.db.client(),
-                    None,
+                    session.as_deref_mut(),
                     &self.policy,
                     (self, edge),
                     |s, ctx| {
@@ -498,7 +592,7 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
                 )
                 .await?
             } else {
-                self.repair_edge(None, edge).await?
+                self.repair_edge(session.as_deref_mut(), edge).await?
             };
             match fixed {
                 Some(true) => done.completed += 1,
