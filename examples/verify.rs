@@ -220,7 +220,11 @@ async fn catalog(checks: &mut Checks, db: &Database) -> Result {
     use models::catalog::{Product, Sku};
     model::<Product>(checks, db).await?;
     model::<Sku>(checks, db).await?;
-    let products = Repo::<Product>::new(db).find(Filter::all()).scan().all().await?;
+    let products = Repo::<Product>::new(db)
+        .find(Filter::all())
+        .scan()
+        .all()
+        .await?;
     let skus = Repo::<Sku>::new(db);
     let mut out_of_sync = 0;
     for p in &products {
