@@ -1,5 +1,5 @@
 //! The README, compiled: every Rust snippet of `README.md` is a doctest of
-//! this crate (`cargo test -p schema-workspace --doc`), and [`User`],
+//! this crate (`cargo test -p schema-workspace --doc --features tracing`), and [`User`],
 //! [`Profile`] and [`Post`] are the models of its five-minute example, which
 //! the later snippets bring in with a hidden `use readme::*;`.
 //!
