@@ -13,7 +13,7 @@
 //! | `operation` | the helper's name: `insert`, `link`, `find_one`, `page`... |
 //! | `attempts` | how many attempts the call made (a transaction run again, or its commit sent again, is one more), `1` without a retry |
 //! | `retry_reason` | why the last retry happened: `TransientTransactionError`, `UnknownTransactionCommitResult` or `server unreachable` |
-//! | `commands` | how many commands the call sent, retries included, once [`count_commands`] is installed (left empty otherwise) |
+//! | `commands` | how many commands the call sent, retries included, counted by [`count_commands`] (left empty until a client of the process counts; see there) |
 //! | `error` | the error the call returned, if any |
 //!
 //! Each retry is also a `DEBUG` event in the span, with the attempt about to
@@ -66,6 +66,11 @@ thread_local! {
 /// a client made with them sends, in the `commands` field of the helper
 /// call it is sent for. It replaces a command event handler set before: one
 /// of your own calls [`on_command`] instead.
+///
+/// The count is per call, the switch per process: until some client counts,
+/// `commands` is left empty; once one does, a call through a client of the
+/// same process that does not count shows `commands=0`. Install it on every
+/// client whose calls you trace.
 pub fn count_commands(options: &mut ClientOptions) {
     COUNTING.store(true, Ordering::Relaxed);
     options.command_event_handler = Some(EventHandler::callback(|event| on_command(&event)));
