@@ -49,10 +49,7 @@ async fn failures_and_write_concern_errors_are_recorded_for_the_named_client() {
         &admin,
         app,
         doc! { "times": 1 },
-        doc! {
-            "failCommands": ["find"], "errorCode": 112,
-            "errorLabels": ["TransientTransactionError"],
-        },
+        failpoint::write_conflict(&["find"]),
     )
     .await;
     let refused = coll.find_one(doc! {}).await;

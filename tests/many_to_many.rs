@@ -30,15 +30,6 @@ fn take(log: &CommandLog) -> Vec<String> {
     log.take_operations()
 }
 
-/// The failure of a write conflict (112, labelled `TransientTransactionError`)
-/// on `commands`, for [`failpoint::arm`].
-fn write_conflict(commands: &[&str]) -> BsonDocument {
-    doc! {
-        "failCommands": commands, "errorCode": 112,
-        "errorLabels": ["TransientTransactionError"],
-    }
-}
-
 async fn school(db: &Database, students: usize, courses: usize) -> (Repo<Student>, Repo<Course>) {
     models::school::schema().sync(db).await.unwrap();
     let s = Repo::<Student>::new(db);
@@ -216,7 +207,7 @@ async fn a_transient_error_on_the_first_attempt_is_retried_and_applied_once() {
         &client,
         app,
         doc! { "times": 1 },
-        write_conflict(&["update"]),
+        failpoint::write_conflict(&["update"]),
     )
     .await;
     take(&log);
@@ -267,7 +258,7 @@ async fn a_transient_error_on_the_first_attempt_is_retried_and_applied_once() {
         &client,
         app,
         doc! { "times": 100 },
-        write_conflict(&["update"]),
+        failpoint::write_conflict(&["update"]),
     )
     .await;
     let err = Links::new(&db, Student::FIELDS.course_ids)
@@ -576,7 +567,13 @@ async fn concurrent_links_and_unlinks_with_transient_failures_stay_symmetric_and
                 } else {
                     vec!["update", "commitTransaction"]
                 };
-                failpoint::arm(&client, app, doc! { "times": 3 }, write_conflict(&commands)).await;
+                failpoint::arm(
+                    &client,
+                    app,
+                    doc! { "times": 3 },
+                    failpoint::write_conflict(&commands),
+                )
+                .await;
                 armed += 1;
                 tokio::time::sleep(std::time::Duration::from_millis(20)).await;
                 failpoint::off(&client).await;

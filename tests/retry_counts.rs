@@ -6,7 +6,7 @@
 mod models;
 mod support;
 
-use bson::{doc, Document as BsonDocument};
+use bson::doc;
 use models::{Course, Student};
 use mongodb::options::ClientOptions;
 use mongodb::{Client, Database};
@@ -18,14 +18,6 @@ async fn named_client(app: &str) -> Client {
     let mut options = ClientOptions::parse(support::uri()).await.unwrap();
     options.app_name = Some(app.to_owned());
     Client::with_options(options).unwrap()
-}
-
-/// A write conflict (labelled `TransientTransactionError`) on `commands`.
-fn write_conflict(commands: &[&str]) -> BsonDocument {
-    doc! {
-        "failCommands": commands, "errorCode": 112,
-        "errorLabels": ["TransientTransactionError"],
-    }
 }
 
 async fn school(db: &Database) {
@@ -70,7 +62,7 @@ async fn each_helper_counts_its_own_retries_shared_with_its_clones() {
         &client,
         app,
         doc! { "times": 2 },
-        write_conflict(&["update"]),
+        failpoint::write_conflict(&["update"]),
     )
     .await;
     let linked = links.link(&id("s0"), &id("c0")).await;
@@ -88,7 +80,7 @@ async fn each_helper_counts_its_own_retries_shared_with_its_clones() {
         &client,
         app,
         doc! { "times": 1 },
-        write_conflict(&["update"]),
+        failpoint::write_conflict(&["update"]),
     )
     .await;
     let linked = clone.link(&id("s2"), &id("c0")).await;
@@ -118,7 +110,7 @@ async fn each_helper_counts_its_own_retries_shared_with_its_clones() {
         &client,
         app,
         doc! { "times": 1 },
-        write_conflict(&["update"]),
+        failpoint::write_conflict(&["update"]),
     )
     .await;
     let deleted = students.delete(&id("s0")).await;

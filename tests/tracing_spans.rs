@@ -215,10 +215,7 @@ async fn every_helper_call_has_a_span_with_what_it_did() {
         &client,
         app,
         doc! { "times": 1 },
-        doc! {
-            "failCommands": ["update"], "errorCode": 112,
-            "errorLabels": ["TransientTransactionError"],
-        },
+        failpoint::write_conflict(&["update"]),
     )
     .await;
     capture.take_spans();

@@ -30,3 +30,13 @@ pub async fn off(client: &Client) {
         .await
         .unwrap();
 }
+
+/// The failure of a write conflict on `commands` (code 112, labelled
+/// `TransientTransactionError`, as the server reports a conflict inside a
+/// transaction), for [`arm`].
+pub fn write_conflict(commands: &[&str]) -> Document {
+    doc! {
+        "failCommands": commands, "errorCode": 112,
+        "errorLabels": ["TransientTransactionError"],
+    }
+}
