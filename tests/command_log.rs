@@ -45,13 +45,7 @@ async fn failures_and_write_concern_errors_are_recorded_for_the_named_client() {
         .database(db.name())
         .collection::<BsonDocument>("items");
 
-    failpoint::arm(
-        &admin,
-        app,
-        doc! { "times": 1 },
-        failpoint::write_conflict(&["find"]),
-    )
-    .await;
+    failpoint::conflict(&admin, app, 1, &["find"]).await;
     let refused = coll.find_one(doc! {}).await;
     failpoint::off(&admin).await;
     assert!(refused.is_err(), "the failpoint fails the find");

@@ -203,13 +203,7 @@ async fn a_transient_error_on_the_first_attempt_is_retried_and_applied_once() {
     let (s, c) = school(&db, 1, 1).await;
     let links = Links::new(&db, Student::FIELDS.course_ids);
 
-    failpoint::arm(
-        &client,
-        app,
-        doc! { "times": 1 },
-        failpoint::write_conflict(&["update"]),
-    )
-    .await;
+    failpoint::conflict(&client, app, 1, &["update"]).await;
     take(&log);
     links.link(&id("student_0"), &id("c_0")).await.unwrap();
     let sent = take(&log);
@@ -254,13 +248,7 @@ async fn a_transient_error_on_the_first_attempt_is_retried_and_applied_once() {
     assert_eq!(sides(&s, &c, "student_0", "c_0").await, (vec![], vec![]));
 
     // A transient error that does not go away: bounded retries, then a clear error.
-    failpoint::arm(
-        &client,
-        app,
-        doc! { "times": 100 },
-        failpoint::write_conflict(&["update"]),
-    )
-    .await;
+    failpoint::conflict(&client, app, 100, &["update"]).await;
     let err = Links::new(&db, Student::FIELDS.course_ids)
         .with_retry(RetryPolicy::attempts(3))
         .link(&id("student_0"), &id("c_0"))
@@ -567,13 +555,7 @@ async fn concurrent_links_and_unlinks_with_transient_failures_stay_symmetric_and
                 } else {
                     vec!["update", "commitTransaction"]
                 };
-                failpoint::arm(
-                    &client,
-                    app,
-                    doc! { "times": 3 },
-                    failpoint::write_conflict(&commands),
-                )
-                .await;
+                failpoint::conflict(&client, app, 3, &commands).await;
                 armed += 1;
                 tokio::time::sleep(std::time::Duration::from_millis(20)).await;
                 failpoint::off(&client).await;

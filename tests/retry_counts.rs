@@ -58,13 +58,7 @@ async fn each_helper_counts_its_own_retries_shared_with_its_clones() {
     );
 
     // Two attempts fail on their first update: the link runs three times.
-    failpoint::arm(
-        &client,
-        app,
-        doc! { "times": 2 },
-        failpoint::write_conflict(&["update"]),
-    )
-    .await;
+    failpoint::conflict(&client, app, 2, &["update"]).await;
     let linked = links.link(&id("s0"), &id("c0")).await;
     failpoint::off(&client).await;
     linked.unwrap();
@@ -76,13 +70,7 @@ async fn each_helper_counts_its_own_retries_shared_with_its_clones() {
     // The other helper's clean link and a retry through the clone.
     other.link(&id("s1"), &id("c0")).await.unwrap();
     assert_eq!(other.retries(), 0);
-    failpoint::arm(
-        &client,
-        app,
-        doc! { "times": 1 },
-        failpoint::write_conflict(&["update"]),
-    )
-    .await;
+    failpoint::conflict(&client, app, 1, &["update"]).await;
     let linked = clone.link(&id("s2"), &id("c0")).await;
     failpoint::off(&client).await;
     linked.unwrap();
@@ -106,13 +94,7 @@ async fn each_helper_counts_its_own_retries_shared_with_its_clones() {
 
     // A cascading delete is the repository's transaction: its retry counts
     // there, not in the links.
-    failpoint::arm(
-        &client,
-        app,
-        doc! { "times": 1 },
-        failpoint::write_conflict(&["update"]),
-    )
-    .await;
+    failpoint::conflict(&client, app, 1, &["update"]).await;
     let deleted = students.delete(&id("s0")).await;
     failpoint::off(&client).await;
     assert!(deleted.unwrap());

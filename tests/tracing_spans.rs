@@ -14,7 +14,6 @@ use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use bson::doc;
 use models::{Course, Student};
 use mongodb::event::command::CommandEvent;
 use mongodb::event::EventHandler;
@@ -211,13 +210,7 @@ async fn every_helper_call_has_a_span_with_what_it_did() {
     capture.take_spans();
     started.take();
     capture.take_events();
-    failpoint::arm(
-        &client,
-        app,
-        doc! { "times": 1 },
-        failpoint::write_conflict(&["update"]),
-    )
-    .await;
+    failpoint::conflict(&client, app, 1, &["update"]).await;
     capture.take_spans();
     started.take();
     let linked = links.link(&"s0".to_owned(), &"c1".to_owned()).await;

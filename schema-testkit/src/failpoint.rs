@@ -40,3 +40,15 @@ pub fn write_conflict(commands: &[&str]) -> Document {
         "errorLabels": ["TransientTransactionError"],
     }
 }
+
+/// Arms `failCommand` to fail the next `times` of `commands` of the client
+/// named `app` with a write conflict ([`write_conflict`]).
+pub async fn conflict(client: &Client, app: &str, times: i32, commands: &[&str]) {
+    arm(
+        client,
+        app,
+        doc! { "times": times },
+        write_conflict(commands),
+    )
+    .await;
+}
