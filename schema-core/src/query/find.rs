@@ -251,7 +251,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
             }
             projection
         });
-        let raw = self.repo.collection().clone_with_type::<RawDocumentBuf>();
+        let raw = self.repo.raw_docs();
         let mut docs: Vec<RawDocumentBuf> = Vec::new();
         for filter in keyset.filters(&base, self.after.as_ref(), may_be_null::<M>) {
             let short = size as usize - docs.len();
@@ -274,7 +274,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         }
         let items = docs
             .iter()
-            .map(|raw| crate::codec::decode_as::<P>(raw, P::VIEW_NAME, M::COLLECTION))
+            .map(decode::<M, P>)
             .collect::<Result<Vec<P>>>()?;
         let next = if docs.len() >= size as usize {
             keyset.next_cursor(&docs, self.after.as_ref())
@@ -371,18 +371,15 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         if let Some(projection) = P::projection() {
             find = find.projection(projection);
         }
-        let found = with_session!(find, session)
-            .map_err(|e| Error::from_server(e, "find in", M::COLLECTION))?;
-        found
-            .map(|raw| crate::codec::decode_as::<P>(&raw, P::VIEW_NAME, M::COLLECTION))
-            .transpose()
+        let found = with_session!(find, session).map_err(find_error::<M>)?;
+        found.as_ref().map(decode::<M, P>).transpose()
     }
 
     /// Checks the query against the index guard (unless [`scan`](Self::scan))
     /// and sends it, in `session` when there is one.
     async fn open(mut self, session: Option<&'a mut ClientSession>) -> Result<DocStream<'a, P>> {
         let filter = self.stream_query()?;
-        let raw = self.repo.collection().clone_with_type::<RawDocumentBuf>();
+        let raw = self.repo.raw_docs();
         let mut find = raw.find(filter);
         if let Some(sort) = self.sort {
             find = find.sort(sort);
@@ -396,9 +393,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         if let Some(projection) = P::projection() {
             find = find.projection(projection);
         }
-        let err = |e| Error::from_server(e, "find in", M::COLLECTION);
-        let decode =
-            |raw: &RawDocumentBuf| crate::codec::decode_as::<P>(raw, P::VIEW_NAME, M::COLLECTION);
+        let (err, decode) = (find_error::<M>, decode::<M, P>);
         match session {
             Some(session) => {
                 let cursor = find.session(&mut *session).await.map_err(err)?;
@@ -513,6 +508,17 @@ impl<'a, M: Document> IntoFuture for Count<'a, M> {
         });
         with_session(action, session).into_future()
     }
+}
+
+/// A stored document of `M` read as the view `P` ([`Error::Decode`] naming
+/// the field otherwise).
+fn decode<M: Document, P: Projection<M>>(raw: &RawDocumentBuf) -> Result<P> {
+    crate::codec::decode_as::<P>(raw, P::VIEW_NAME, M::COLLECTION)
+}
+
+/// A failed `find` (or `getMore`) on `M`'s collection.
+fn find_error<M: Document>(e: mongodb::error::Error) -> Error {
+    Error::from_server(e, "find in", M::COLLECTION)
 }
 
 /// `action` in `session`, when there is one.

@@ -386,7 +386,7 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
         shape: FindShape,
         limit: u32,
     ) -> Result<Vec<RawDocumentBuf>> {
-        let raw = self.repo.collection().clone_with_type::<RawDocumentBuf>();
+        let raw = self.repo.raw_docs();
         let mut action = raw
             .find(shape.filter)
             .sort(shape.sort.unwrap_or_default())
