@@ -418,13 +418,9 @@ impl<M: Document> Repo<M> {
             "update_one",
             options,
             move |s, o| async move {
-                let (filter, mut parts) = (query(filter, o.scan)?, update.into_parts()?);
+                let (filter, parts) = (query(filter, o.scan)?, update.into_parts()?);
                 if !parts.has_guard() {
-                    crate::stamp::updated::<M>(&mut parts.update, o.upsert)?;
-                    let coll = self.raw();
-                    let action = coll.update_one(filter, parts.update).upsert(o.upsert);
-                    let r = with_session!(action, s).map_err(|e| self.err(e, "update"))?;
-                    return Ok(result(r));
+                    return self.update_plain(s, filter, parts, o.upsert, false).await;
                 }
                 refuse_guarded("update_one with upsert", o.upsert, &parts)?;
                 let mut s = s;
@@ -458,13 +454,9 @@ impl<M: Document> Repo<M> {
             "update_many",
             options,
             move |s, o| async move {
-                let (filter, mut parts) = (query(filter, o.scan)?, update.into_parts()?);
+                let (filter, parts) = (query(filter, o.scan)?, update.into_parts()?);
                 refuse_guarded("update_many", true, &parts)?;
-                crate::stamp::updated::<M>(&mut parts.update, o.upsert)?;
-                let coll = self.raw();
-                let action = coll.update_many(filter, parts.update).upsert(o.upsert);
-                let r = with_session!(action, s).map_err(|e| self.err(e, "update"))?;
-                Ok(result(r))
+                self.update_plain(s, filter, parts, o.upsert, true).await
             },
         )
     }
@@ -655,6 +647,28 @@ impl<M: Document> Repo<M> {
             self.full_or_gone(session, id, also.as_ref(), &parts, version)
                 .await?;
         }
+        Ok(result(r))
+    }
+
+    /// An update with no bounded push (so no guard) of the first document
+    /// `filter` matches, or of every one (`many`), with the version and
+    /// timestamps the model keeps.
+    async fn update_plain(
+        &self,
+        session: Option<&mut ClientSession>,
+        filter: BsonDocument,
+        mut parts: UpdateParts,
+        upsert: bool,
+        many: bool,
+    ) -> Result<UpdateResult> {
+        crate::stamp::updated::<M>(&mut parts.update, upsert)?;
+        let coll = self.raw();
+        let action = if many {
+            coll.update_many(filter, parts.update)
+        } else {
+            coll.update_one(filter, parts.update)
+        };
+        let r = with_session!(action.upsert(upsert), session).map_err(|e| self.err(e, "update"))?;
         Ok(result(r))
     }
 
