@@ -120,10 +120,10 @@ pub(crate) fn transaction_span() -> Span {
 /// sent meanwhile are counted in it, and its outcome is recorded in it.
 pub(crate) fn in_span<F, T>(span: Span, future: F) -> impl Future<Output = Result<T>>
 where
-    F: Future<Output = Result<T>>,
+    F: Future<Output = Result<T>> + Unpin,
 {
     Traced {
-        inner: Box::pin(future),
+        inner: future,
         span,
         tally: Arc::default(),
     }
@@ -162,14 +162,14 @@ impl Default for Tally {
 }
 
 struct Traced<F> {
-    inner: Pin<Box<F>>,
+    inner: F,
     span: Span,
     tally: Arc<Tally>,
 }
 
 impl<F, T> Future for Traced<F>
 where
-    F: Future<Output = Result<T>>,
+    F: Future<Output = Result<T>> + Unpin,
 {
     type Output = Result<T>;
 
@@ -178,7 +178,7 @@ where
         let _entered = this.span.enter();
         let polled = {
             let _frame = Frame::push(&this.tally);
-            this.inner.as_mut().poll(cx)
+            Pin::new(&mut this.inner).poll(cx)
         };
         if let Poll::Ready(outcome) = &polled {
             let (span, tally) = (&this.span, &this.tally);

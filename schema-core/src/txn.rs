@@ -240,10 +240,11 @@ where
 
 /// A transaction the caller runs itself, in its own span with the
 /// `tracing` feature (see the `trace` module).
-async fn in_transaction_span<T>(run: impl Future<Output = Result<T>>) -> Result<T> {
+/// Without the feature, `run` itself.
+fn in_transaction_span<T>(run: impl Future<Output = Result<T>>) -> impl Future<Output = Result<T>> {
     #[cfg(feature = "tracing")]
-    let run = crate::trace::in_span(crate::trace::transaction_span(), run);
-    run.await
+    let run = crate::trace::in_span(crate::trace::transaction_span(), Box::pin(run));
+    run
 }
 
 /// [`run_in_transaction`] with the attempts already counted.
