@@ -16,8 +16,9 @@ use bson::{doc, DateTime, Document as BsonDocument};
 use futures_util::TryStreamExt;
 use mongodb::{Client, Collection, Database};
 use schema_core::prelude::*;
+use schema_core::txn::{helper_options, transaction};
+use schema_core::Cursor;
 use schema_core::Schema;
-use schema_core::{run_in_transaction, Cursor, RetryPolicy};
 use schema_testkit::stats::{self, Spread};
 use schema_testkit::CommandLog;
 use serde::{Deserialize, Serialize};
@@ -228,29 +229,23 @@ async fn raw_link(client: &Client, db: &Database, sid: &str, cid: &str, pull: bo
             ),
         )
     };
-    let writes = (&students, &courses, &student, &course);
-    run_in_transaction(
-        client,
-        &RetryPolicy::default(),
-        writes,
-        |session, (students, courses, student, course)| {
-            Box::pin(async move {
-                let r = students
-                    .update_one(student.0.clone(), student.1.clone())
-                    .session(&mut *session)
-                    .await?;
-                assert_eq!(r.matched_count, 1, "student {student:?}");
-                let r = courses
-                    .update_one(course.0.clone(), course.1.clone())
-                    .session(&mut *session)
-                    .await?;
-                assert_eq!(r.matched_count, 1, "course {course:?}");
-                Ok(())
-            })
-        },
-    )
-    .await
-    .expect("raw link");
+    transaction(client)
+        .options(helper_options())
+        .run(async |session| {
+            let r = students
+                .update_one(student.0.clone(), student.1.clone())
+                .session(&mut *session)
+                .await?;
+            assert_eq!(r.matched_count, 1, "student {student:?}");
+            let r = courses
+                .update_one(course.0.clone(), course.1.clone())
+                .session(&mut *session)
+                .await?;
+            assert_eq!(r.matched_count, 1, "course {course:?}");
+            Ok(())
+        })
+        .await
+        .expect("raw link");
 }
 
 /// The commands `op` sends, with its time: for the first-use line.

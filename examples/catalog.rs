@@ -16,8 +16,8 @@ use common::{expect_plan, heading, show_plan, Result};
 use models::catalog::{Details, Product, Sku};
 use mongodb::{Client, ClientSession};
 use schema_core::prelude::*;
-use schema_core::{explain_find, run_in_transaction, FindShape};
-use schema_core::{Error, RetryPolicy, Schema};
+use schema_core::{explain_find, transaction, FindShape};
+use schema_core::{Error, Schema};
 
 const DATABASE: &str = "seed004_catalog";
 /// Generated apparel products, besides the seed's three.
@@ -94,23 +94,17 @@ async fn recolor(
     color: &str,
     fail_after_sku: bool,
 ) -> schema_core::Result<()> {
-    run_in_transaction(
-        client,
-        &RetryPolicy::default(),
-        (products, skus),
-        |s, (products, skus)| {
-            Box::pin(async move {
-                skus.update(sku, Sku::FIELDS.color.set(&color.to_owned()))
-                    .session(s)
-                    .await?;
-                if fail_after_sku {
-                    return Err(Error::Model("crash between the two writes".into()));
-                }
-                sync_colors(s, products, skus, sku).await
-            })
-        },
-    )
-    .await
+    transaction(client)
+        .run(async |s| {
+            skus.update(sku, Sku::FIELDS.color.set(&color.to_owned()))
+                .session(&mut *s)
+                .await?;
+            if fail_after_sku {
+                return Err(Error::Model("crash between the two writes".into()));
+            }
+            sync_colors(s, products, skus, sku).await
+        })
+        .await
 }
 
 /// Every product whose `colors` differs from its skus' colors.

@@ -16,8 +16,8 @@ use bson::{doc, DateTime, Document as BsonDocument};
 use common::{heading, Result};
 use models::orders::{Address, Customer, LineItem, Order, Product};
 use schema_core::prelude::*;
-use schema_core::run_in_transaction;
-use schema_core::{Error, RetryPolicy, Schema};
+use schema_core::transaction;
+use schema_core::{Error, Schema};
 
 const DATABASE: &str = "seed001_orders";
 /// 2025-06-01T08:30:00Z, the seed order's `created_at`.
@@ -69,26 +69,20 @@ async fn add_item(
     item: &LineItem,
 ) -> schema_core::Result<()> {
     let amount = item.unit_price * f64::from(item.qty);
-    run_in_transaction(
-        client,
-        &RetryPolicy::default(),
-        (orders, id, item),
-        |s, (orders, id, item)| {
-            Box::pin(async move {
-                orders
-                    .embed(Order::FIELDS.items)
-                    .push(id, item)
-                    .session(s)
-                    .await?;
-                orders
-                    .update(id, Order::FIELDS.total.inc(&amount))
-                    .session(s)
-                    .await?;
-                Ok(())
-            })
-        },
-    )
-    .await
+    transaction(client)
+        .run(async |s| {
+            orders
+                .embed(Order::FIELDS.items)
+                .push(id, item)
+                .session(&mut *s)
+                .await?;
+            orders
+                .update(id, Order::FIELDS.total.inc(&amount))
+                .session(s)
+                .await?;
+            Ok(())
+        })
+        .await
 }
 
 #[tokio::main]

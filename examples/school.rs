@@ -13,8 +13,8 @@ use bson::{doc, Document as BsonDocument};
 use common::{heading, Result};
 use models::school::{Course, Student};
 use schema_core::prelude::*;
-use schema_core::run_in_transaction;
-use schema_core::{Error, RetryPolicy};
+use schema_core::transaction;
+use schema_core::Error;
 
 const DATABASE: &str = "seed000_school";
 
@@ -87,24 +87,18 @@ async fn main() -> Result {
     );
 
     heading("With a transaction: the same crash rolls the first write back");
-    let crashed = run_in_transaction(
-        &client,
-        &RetryPolicy::default(),
-        &students,
-        |session, students| {
-            Box::pin(async move {
-                students
-                    .update(
-                        &"student_1".to_owned(),
-                        doc! { "$addToSet": { "courseIds": "c_1" } },
-                    )
-                    .session(session)
-                    .await?;
-                Err::<(), _>(Error::Model("crash between the two writes".into()))
-            })
-        },
-    )
-    .await;
+    let crashed = transaction(&client)
+        .run(async |session| {
+            students
+                .update(
+                    &"student_1".to_owned(),
+                    doc! { "$addToSet": { "courseIds": "c_1" } },
+                )
+                .session(session)
+                .await?;
+            Err::<(), _>(Error::Model("crash between the two writes".into()))
+        })
+        .await;
     let message = crashed.err().ok_or("the body fails")?.to_string();
     println!("with a transaction   : {message}");
     let (s, c) = sides(&students, &courses, "student_1", "c_1").await?;

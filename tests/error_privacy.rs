@@ -9,8 +9,8 @@ use bson::doc;
 use schema_core::error::code;
 use schema_core::error::label::TRANSIENT_TRANSACTION_ERROR;
 use schema_core::prelude::*;
-use schema_core::txn::run_in_transaction;
-use schema_core::{Error, RetryPolicy, Schema};
+use schema_core::txn::transaction;
+use schema_core::{Error, Schema};
 use serde::{Deserialize, Serialize};
 
 #[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -103,16 +103,10 @@ async fn a_duplicate_key_names_the_collection_and_the_index_not_the_value() {
         .unwrap_err();
     assert_duplicate(&err, "_id_");
     // Inside a transaction: not transient, returned as it is.
-    let err = run_in_transaction(
-        &client,
-        &RetryPolicy::default(),
-        (&accounts, &taken),
-        |s, (accounts, taken)| {
-            Box::pin(async move { accounts.insert(&account("a5", taken)).session(s).await })
-        },
-    )
-    .await
-    .unwrap_err();
+    let err = transaction(&client)
+        .run(async |s| accounts.insert(&account("a5", &taken)).session(s).await)
+        .await
+        .unwrap_err();
     assert_duplicate(&err, "email_unique");
 
     // Nothing was written.

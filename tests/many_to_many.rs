@@ -12,7 +12,7 @@ use bson::{doc, Document as BsonDocument};
 use models::{Course, Student};
 use mongodb::{Client, Database};
 use schema_core::prelude::*;
-use schema_core::{run_in_transaction, AsymmetryKind, RetryPolicy};
+use schema_core::{transaction, AsymmetryKind, RetryPolicy};
 use schema_core::{Error, Schema};
 use schema_testkit::server::{Server, ServerOptions};
 use serde::{Deserialize, Serialize};
@@ -167,22 +167,16 @@ async fn a_failure_between_the_two_writes_leaves_both_sides_as_they_were() {
 
     // The same with an error raised by the caller's own body after the link
     // (composing the helper into the caller's transaction).
-    let err = run_in_transaction(
-        &client,
-        &RetryPolicy::default(),
-        &links,
-        |session, links| {
-            Box::pin(async move {
-                links
-                    .link(&id("student_1"), &id("c_0"))
-                    .session(session)
-                    .await?;
-                Err::<(), _>(Error::Model("crash between the two writes".into()))
-            })
-        },
-    )
-    .await
-    .unwrap_err();
+    let err = transaction(&client)
+        .run(async |session| {
+            links
+                .link(&id("student_1"), &id("c_0"))
+                .session(session)
+                .await?;
+            Err::<(), _>(Error::Model("crash between the two writes".into()))
+        })
+        .await
+        .unwrap_err();
     assert!(err.to_string().contains("crash"), "{err}");
     assert_eq!(
         sides(&s, &c, "student_1", "c_0").await,

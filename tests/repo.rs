@@ -8,8 +8,8 @@ use bson::{doc, DateTime};
 use models::{Post, User};
 use schema_core::error::code;
 use schema_core::prelude::*;
-use schema_core::run_in_transaction;
-use schema_core::{Error, RetryPolicy, Schema};
+use schema_core::transaction;
+use schema_core::{Error, Schema};
 
 fn post(id: &str, author: &str, title: &str) -> Post {
     Post {
@@ -120,69 +120,57 @@ async fn actions_given_a_session_compose_into_the_callers_transaction() {
     posts.insert(&post("p1", "ada", "One")).await.unwrap();
 
     // Committed: everything the body did.
-    let seen = run_in_transaction(
-        &client,
-        &RetryPolicy::default(),
-        &posts,
-        |session, posts| {
-            Box::pin(async move {
-                posts
-                    .insert(&post("p2", "ada", "Two"))
-                    .session(session)
-                    .await?;
-                posts
-                    .update(&s("p1"), Post::FIELDS.title.set(&s("Uno")))
-                    .session(session)
-                    .await?;
-                posts
-                    .embed(Post::FIELDS.tags)
-                    .push(&s("p1"), &s("b"))
-                    .session(session)
-                    .await?;
-                let n = posts
-                    .count(Post::FIELDS.author_id.eq(&s("ada")))
-                    .session(session)
-                    .await?;
-                let mine = posts.get(&s("p2")).session(session).await?;
-                let page = posts
-                    .children(Post::FIELDS.author_id, &s("ada"))
-                    .page()
-                    .session(session)
-                    .await?;
-                Ok((n, mine.is_some(), page.items.len()))
-            })
-        },
-    )
-    .await
-    .unwrap();
+    let seen = transaction(&client)
+        .run(async |session| {
+            posts
+                .insert(&post("p2", "ada", "Two"))
+                .session(session)
+                .await?;
+            posts
+                .update(&s("p1"), Post::FIELDS.title.set(&s("Uno")))
+                .session(session)
+                .await?;
+            posts
+                .embed(Post::FIELDS.tags)
+                .push(&s("p1"), &s("b"))
+                .session(session)
+                .await?;
+            let n = posts
+                .count(Post::FIELDS.author_id.eq(&s("ada")))
+                .session(session)
+                .await?;
+            let mine = posts.get(&s("p2")).session(session).await?;
+            let page = posts
+                .children(Post::FIELDS.author_id, &s("ada"))
+                .page()
+                .session(session)
+                .await?;
+            Ok((n, mine.is_some(), page.items.len()))
+        })
+        .await
+        .unwrap();
     assert_eq!(seen, (2, true, 2), "the body reads its own writes");
     let p1 = posts.get(&s("p1")).await.unwrap().unwrap();
     assert_eq!((p1.title.as_str(), p1.tags.len()), ("Uno", 2));
 
     // Aborted: nothing the body did.
-    let err = run_in_transaction(
-        &client,
-        &RetryPolicy::default(),
-        &posts,
-        |session, posts| {
-            Box::pin(async move {
-                posts.delete(&s("p1")).session(session).await?;
-                posts
-                    .replace(&post("p2", "bob", "Changed"))
-                    .session(session)
-                    .await?;
-                posts
-                    .insert_many(&[post("p3", "bob", "Three")])
-                    .session(session)
-                    .await?;
-                let _ = posts.find(doc! {}).scan().session(session).all().await?;
-                let _ = posts.find_one(doc! {}).scan().session(session).await?;
-                Err::<(), _>(Error::Model("changed my mind".into()))
-            })
-        },
-    )
-    .await
-    .unwrap_err();
+    let err = transaction(&client)
+        .run(async |session| {
+            posts.delete(&s("p1")).session(session).await?;
+            posts
+                .replace(&post("p2", "bob", "Changed"))
+                .session(session)
+                .await?;
+            posts
+                .insert_many(&[post("p3", "bob", "Three")])
+                .session(session)
+                .await?;
+            let _ = posts.find(doc! {}).scan().session(session).all().await?;
+            let _ = posts.find_one(doc! {}).scan().session(session).await?;
+            Err::<(), _>(Error::Model("changed my mind".into()))
+        })
+        .await
+        .unwrap_err();
     assert!(err.to_string().contains("changed my mind"));
     assert!(posts.get(&s("p1")).await.unwrap().is_some());
     assert_eq!(posts.get(&s("p2")).await.unwrap().unwrap().title, "Two");

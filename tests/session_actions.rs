@@ -12,8 +12,8 @@ use std::sync::Mutex;
 use models::{Course, Post, Student, User};
 use schema_core::action::Action;
 use schema_core::prelude::*;
-use schema_core::run_in_transaction;
-use schema_core::{AsymmetryKind, Error, RepairReport, RetryPolicy, VerifyReport};
+use schema_core::transaction;
+use schema_core::{AsymmetryKind, Error, RepairReport, VerifyReport};
 
 fn s(v: &str) -> String {
     v.to_owned()
@@ -151,24 +151,17 @@ async fn every_helper_given_a_session_joins_the_callers_transaction() {
     );
     assert!(!through.contains(&u1, &co).await.unwrap());
 
-    // Grouped with run_in_transaction: committed together.
-    let (posts_ref, links_ref) = (&posts, &links);
-    run_in_transaction(
-        &client,
-        &RetryPolicy::default(),
-        (posts_ref, links_ref),
-        |session, (posts, links)| {
-            Box::pin(async move {
-                posts.insert(&post("p3")).session(&mut *session).await?;
-                links
-                    .link(&"s1".to_owned(), &"c1".to_owned())
-                    .session(session)
-                    .await
-            })
-        },
-    )
-    .await
-    .unwrap();
+    // Grouped in one transaction: committed together.
+    transaction(&client)
+        .run(async |session| {
+            posts.insert(&post("p3")).session(&mut *session).await?;
+            links
+                .link(&"s1".to_owned(), &"c1".to_owned())
+                .session(session)
+                .await
+        })
+        .await
+        .unwrap();
     assert!(posts.get(&s("p3")).await.unwrap().is_some());
     assert_eq!(
         students.get(&st).await.unwrap().unwrap().course_ids,
@@ -214,20 +207,14 @@ async fn verify_and_repair_run_in_the_callers_transaction() {
 
     // Repaired in a transaction that is then aborted: nothing is kept.
     let seen: Mutex<Option<(RepairReport, VerifyReport)>> = Mutex::new(None);
-    let aborted = run_in_transaction(
-        &client,
-        &RetryPolicy::default(),
-        (&links, &seen),
-        |session, (links, seen)| {
-            Box::pin(async move {
-                let repaired = links.repair().session(&mut *session).await?;
-                let after = links.verify().session(session).await?;
-                *seen.lock().unwrap() = Some((repaired, after));
-                Err::<(), _>(Error::Model("abort on purpose".into()))
-            })
-        },
-    )
-    .await;
+    let aborted = transaction(&client)
+        .run(async |session| {
+            let repaired = links.repair().session(&mut *session).await?;
+            let after = links.verify().session(session).await?;
+            *seen.lock().unwrap() = Some((repaired, after));
+            Err::<(), _>(Error::Model("abort on purpose".into()))
+        })
+        .await;
     assert!(
         matches!(&aborted, Err(Error::Model(m)) if m == "abort on purpose"),
         "{aborted:?}"

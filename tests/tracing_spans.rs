@@ -1,6 +1,6 @@
 //! With the `tracing` feature, every helper call runs in a `helper` span
 //! holding its collection, operation, attempts, last retry reason, the
-//! commands it sent and its error, and `run_in_transaction` in a
+//! commands it sent and its error, and a `transaction(..)` run in a
 //! `transaction` span around the helpers it runs. The spans are captured by
 //! a subscriber layer of the test's own; the commands a span claims are
 //! checked against the commands the client's event handler saw meanwhile.
@@ -20,7 +20,7 @@ use mongodb::event::EventHandler;
 use mongodb::options::ClientOptions;
 use mongodb::Client;
 use schema_core::prelude::*;
-use schema_core::{run_in_transaction, Error, RetryPolicy};
+use schema_core::{transaction, Error};
 use support::failpoint::{self, FAILPOINT};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
@@ -262,24 +262,17 @@ async fn every_helper_call_has_a_span_with_what_it_did() {
 
     // A transaction of the caller's: its span holds the helpers' spans, and
     // counts their commands and its own (the commit).
-    let policy = RetryPolicy::default();
-    run_in_transaction(
-        &client,
-        &policy,
-        (&students, &courses),
-        |s, (students, courses)| {
-            Box::pin(async move {
-                students
-                    .insert(&Student::new("s1", "Grace"))
-                    .session(&mut *s)
-                    .await?;
-                courses.get(&"c0".to_owned()).session(&mut *s).await?;
-                Ok(())
-            })
-        },
-    )
-    .await
-    .unwrap();
+    transaction(&client)
+        .run(async |s| {
+            students
+                .insert(&Student::new("s1", "Grace"))
+                .session(&mut *s)
+                .await?;
+            courses.get(&"c0".to_owned()).session(&mut *s).await?;
+            Ok(())
+        })
+        .await
+        .unwrap();
     let spans = capture.take_spans();
     let sent = started.take();
     let inner: Vec<&Closed> = spans.iter().filter(|s| s.name == "helper").collect();

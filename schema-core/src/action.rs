@@ -26,7 +26,7 @@
 //! ```
 //!
 //! Several actions are grouped in one transaction with
-//! [`run_in_transaction`](crate::txn::run_in_transaction), each given the
+//! [`transaction`](crate::txn::transaction), each given the
 //! transaction's session with [`Action::session`]. A helper that writes in a
 //! transaction of its own (a two-sided link, a cascading delete,
 //! `push_keeping`) joins the caller's transaction when its session is in one,

@@ -340,7 +340,7 @@ where
             &models,
             self.repo.database().client(),
             session,
-            self.repo.retry_policy(),
+            self.repo.txn_config(),
             (self, &id, &item, (&record, H::COLLECTION)),
             |s, (this, id, item, history)| {
                 Box::pin(async move { this.push_keeping_body(s, id, item, *history).await })

@@ -192,7 +192,9 @@ pub enum Error {
         index: Option<String>,
     },
     /// A transaction kept failing with transient errors until its retry
-    /// policy ran out; it was aborted, so nothing it wrote is kept, unless
+    /// policy ran out (the specification's timeout error): it carries the
+    /// last error's labels ([`Error::has_label`]) and code ([`Error::code`]).
+    /// It was aborted, so nothing it wrote is kept, unless
     /// the last error left the commit's outcome unknown
     /// ([`Error::commit_outcome_unknown`]): then it may have applied, in full
     /// (never in part). Read before retrying.
@@ -205,7 +207,8 @@ pub enum Error {
         }
     )]
     TransactionRetriesExhausted {
-        /// How many times the body ran (or the commit was tried).
+        /// How many times the transaction was started (commit retries
+        /// not counted).
         attempts: u32,
         /// Time spent, backoff included.
         elapsed: std::time::Duration,
@@ -414,13 +417,15 @@ impl Error {
     }
 
     /// Whether the driver or server attached this error label
-    /// (`TransientTransactionError`, `UnknownTransactionCommitResult`).
+    /// (`TransientTransactionError`, `UnknownTransactionCommitResult`); for
+    /// [`Error::TransactionRetriesExhausted`], the last error's.
     pub fn has_label(&self, label: &str) -> bool {
         match self {
             Error::Driver(e) => e.contains_label(label),
             Error::Unreachable { labels, .. } | Error::WriteConflict { labels, .. } => {
                 labels.iter().any(|l| l == label)
             }
+            Error::TransactionRetriesExhausted { last, .. } => last.has_label(label),
             _ => false,
         }
     }

@@ -74,7 +74,7 @@ pub use repo::Repo;
 pub use schema::{ModelInfo, Schema};
 pub use schema_derive::{Document, Embedded, Projection};
 pub use setup::{OnViolations, SyncOptions, SyncReport};
-pub use txn::{run_in_transaction, RetryPolicy};
+pub use txn::{transaction, RetryPolicy, Transaction};
 pub use update::Update;
 pub use validator::BsonSchema;
 

@@ -4,7 +4,7 @@
 //! Every method returns an [`Action`]: await it, or give it the caller's
 //! `ClientSession` first with [`Action::session`] to compose it into a
 //! transaction of the caller's own (see
-//! [`run_in_transaction`](crate::txn::run_in_transaction)).
+//! [`transaction`](crate::txn::transaction)).
 //!
 //! ```no_run
 //! # use schema_core::prelude::*;
@@ -38,7 +38,8 @@ use crate::codec;
 use crate::codec::id_to_bson;
 use crate::error::{code, Error, Result};
 use crate::model::Document;
-use crate::txn::{RetryPolicy, TxnState};
+use crate::txn::{RetryPolicy, TxnConfig, TxnState};
+use mongodb::options::TransactionOptions;
 
 /// Runs a driver action with the session when there is one.
 macro_rules! with_session {
@@ -55,7 +56,7 @@ pub(crate) use with_session;
 pub struct Repo<M: Document> {
     coll: Collection<M>,
     db: Database,
-    policy: RetryPolicy,
+    txn: TxnConfig,
     support: TxnState,
     /// The references whose index [`Repo::require_index`] found on the server.
     indexes_seen: Arc<Mutex<HashSet<IndexKey>>>,
@@ -66,7 +67,7 @@ impl<M: Document> Clone for Repo<M> {
         Repo {
             coll: self.coll.clone(),
             db: self.db.clone(),
-            policy: self.policy.clone(),
+            txn: self.txn.clone(),
             support: self.support.clone(),
             indexes_seen: self.indexes_seen.clone(),
         }
@@ -85,7 +86,7 @@ impl<M: Document> Repo<M> {
         Repo {
             coll: db.collection(M::COLLECTION),
             db: db.clone(),
-            policy: RetryPolicy::default(),
+            txn: TxnConfig::default(),
             support: TxnState::default(),
             indexes_seen: Arc::default(),
         }
@@ -93,8 +94,25 @@ impl<M: Document> Repo<M> {
 
     /// Uses `policy` for the transactions this repository runs itself.
     pub fn with_retry(mut self, policy: RetryPolicy) -> Self {
-        self.policy = policy;
+        self.txn.policy = policy;
         self
+    }
+
+    /// Starts the transactions it runs itself with `options`, which win
+    /// field by field over [`helper_options`](crate::txn::helper_options)
+    /// (`{ w: "majority", j: true }`): e.g. `w: 1`, a `wtimeout`, a read
+    /// concern or `maxCommitTimeMS`. A transaction of the caller's that it
+    /// joins keeps the caller's options.
+    pub fn with_transaction_options(mut self, options: TransactionOptions) -> Self {
+        self.txn.options = Some(options);
+        self
+    }
+
+    /// The options the transactions it runs itself start with: those given
+    /// to [`with_transaction_options`](Self::with_transaction_options), and
+    /// `{ w: "majority", j: true }` where they set no write concern.
+    pub fn transaction_options(&self) -> TransactionOptions {
+        self.txn.options()
     }
 
     /// The typed driver collection, for anything the repository does not cover.
@@ -109,7 +127,12 @@ impl<M: Document> Repo<M> {
 
     /// The retry policy of the transactions it runs itself.
     pub fn retry_policy(&self) -> &RetryPolicy {
-        &self.policy
+        &self.txn.policy
+    }
+
+    /// How its own transactions retry and start.
+    pub(crate) fn txn_config(&self) -> &TxnConfig {
+        &self.txn
     }
 
     /// How many times the transactions this repository ran itself (a

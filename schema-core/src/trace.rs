@@ -4,7 +4,7 @@
 //!
 //! With the feature on, each [`Action`] (every `Repo`, `Links` and
 //! `Through` helper, the finders included) runs in a `DEBUG` span named
-//! `helper` of target `schema_core`, and [`run_in_transaction`] in one named
+//! `helper` of target `schema_core`, and a [`transaction`] run in one named
 //! `transaction`. Their fields, recorded when the call ends:
 //!
 //! | field | what it holds |
@@ -33,7 +33,7 @@
 //! ```
 //!
 //! [`Action`]: crate::action::Action
-//! [`run_in_transaction`]: crate::txn::run_in_transaction
+//! [`transaction`]: crate::txn::transaction
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -57,7 +57,7 @@ static COUNTING: AtomicBool = AtomicBool::new(false);
 
 thread_local! {
     /// The tallies of the calls being polled on this thread, outermost
-    /// first (a helper polled inside `run_in_transaction` counts its
+    /// first (a helper polled inside a `transaction` run counts its
     /// commands in both).
     static FRAMES: RefCell<Vec<Arc<Tally>>> = const { RefCell::new(Vec::new()) };
 }
@@ -104,7 +104,7 @@ pub(crate) fn helper_span(collection: &'static str, operation: &'static str) -> 
     )
 }
 
-/// The span of one [`run_in_transaction`](crate::txn::run_in_transaction).
+/// The span of one [`transaction`](crate::txn::transaction).
 pub(crate) fn transaction_span() -> Span {
     tracing::debug_span!(
         target: "schema_core",

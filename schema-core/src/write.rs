@@ -733,7 +733,7 @@ impl<M: Document> Repo<M> {
             &models,
             self.database().client(),
             session,
-            self.retry_policy(),
+            self.txn_config(),
             (self, &filter, how),
             |s, (repo, filter, how)| {
                 Box::pin(async move { repo.delete_opt(Some(s), filter, *how).await })

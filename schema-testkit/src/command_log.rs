@@ -87,11 +87,26 @@ impl fmt::Display for Failure {
     }
 }
 
-/// What a client sent: the names of its commands in order, and its failures.
+/// A command as it was sent: its name, its database and the whole command
+/// document (kept by a log made with [`CommandLog::keeping_commands`]).
+#[derive(Debug, Clone)]
+pub struct Sent {
+    /// The command's name.
+    pub name: String,
+    /// The database it was sent to.
+    pub database: String,
+    /// The command document, as the driver sent it.
+    pub command: bson::Document,
+}
+
+/// What a client sent: the names of its commands in order, and its failures;
+/// the whole commands too when `keep` is set.
 #[derive(Default)]
 struct Record {
     names: Vec<String>,
     failures: Vec<Failure>,
+    keep: bool,
+    sent: Vec<Sent>,
 }
 
 /// The commands a client sent, shared by the clones of the log.
@@ -110,6 +125,14 @@ fn is_left_out_of_operations(name: &str) -> bool {
 }
 
 impl CommandLog {
+    /// A log that also keeps every command document it records (for tests
+    /// that check what was sent: [`take_sent`](Self::take_sent)).
+    pub fn keeping_commands() -> CommandLog {
+        let log = CommandLog::default();
+        log.lock().keep = true;
+        log
+    }
+
     /// Records every command that a client made with `options` sends
     /// (replacing any command event handler they had).
     pub fn record(&self, options: &mut ClientOptions) {
@@ -117,7 +140,15 @@ impl CommandLog {
         options.command_event_handler = Some(EventHandler::callback(move |ev: CommandEvent| {
             let failure = match ev {
                 CommandEvent::Started(started) => {
-                    sink.lock().names.push(started.command_name);
+                    let mut record = sink.lock();
+                    if record.keep {
+                        record.sent.push(Sent {
+                            name: started.command_name.clone(),
+                            database: started.db.clone(),
+                            command: started.command.clone(),
+                        });
+                    }
+                    record.names.push(started.command_name);
                     return;
                 }
                 CommandEvent::Failed(failed) => Failure::Command {
@@ -184,11 +215,21 @@ impl CommandLog {
         std::mem::take(&mut self.lock().failures)
     }
 
+    /// The commands kept since the last `take_sent` or [`clear`](Self::clear)
+    /// (a log made with [`keeping_commands`](Self::keeping_commands)), without
+    /// those [`operations`](Self::operations) leaves out, and forgets them.
+    pub fn take_sent(&self) -> Vec<Sent> {
+        let mut sent = std::mem::take(&mut self.lock().sent);
+        sent.retain(|s| !is_left_out_of_operations(&s.name));
+        sent
+    }
+
     /// Forgets every command and failure recorded so far.
     pub fn clear(&self) {
         let mut record = self.lock();
         record.names.clear();
         record.failures.clear();
+        record.sent.clear();
     }
 }
 

@@ -9,7 +9,9 @@
 //! - [`failpoint`]: the server's `failCommand` failpoint, scoped to one client;
 //! - [`models`]: the seed models the integration tests share;
 //! - [`stats`]: medians and the p10-p90 spread of per-round ratios, for the
-//!   benchmarks.
+//!   benchmarks;
+//! - [`unified`]: the unified test format's matching rules, for replays of
+//!   the drivers' specification scenarios.
 #![warn(missing_docs)]
 
 pub mod command_log;
@@ -18,5 +20,6 @@ pub mod failpoint;
 pub mod models;
 pub mod server;
 pub mod stats;
+pub mod unified;
 
-pub use command_log::{counting_client, counting_client_with, tally, CommandLog, Failure};
+pub use command_log::{counting_client, counting_client_with, tally, CommandLog, Failure, Sent};

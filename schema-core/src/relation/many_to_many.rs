@@ -30,7 +30,8 @@ use crate::field::LinkField;
 use crate::model::Document;
 use crate::relation::Relation;
 use crate::repo::with_session;
-use crate::txn::{self, RetryPolicy, TxnState};
+use crate::txn::{self, RetryPolicy, TxnConfig, TxnState};
+use mongodb::options::TransactionOptions;
 
 /// Link and unlink helpers for one `#[many_to_many]` field of `M` whose ids
 /// are `_id`s of `R` (see the module docs).
@@ -39,7 +40,7 @@ pub struct Links<M: Document, C, R: Document> {
     field: LinkField<M, C, R>,
     /// Stored name and max of the inverse array on `R` (two-sided only).
     inverse: Option<(&'static str, u32)>,
-    policy: RetryPolicy,
+    txn: TxnConfig,
     support: TxnState,
 }
 
@@ -49,7 +50,7 @@ impl<M: Document, C, R: Document> Clone for Links<M, C, R> {
             db: self.db.clone(),
             field: self.field,
             inverse: self.inverse,
-            policy: self.policy.clone(),
+            txn: self.txn.clone(),
             support: self.support.clone(),
         }
     }
@@ -162,15 +163,32 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
             db: db.clone(),
             field,
             inverse,
-            policy: RetryPolicy::default(),
+            txn: TxnConfig::default(),
             support: TxnState::default(),
         }
     }
 
     /// Uses `policy` for the transactions it runs itself.
     pub fn with_retry(mut self, policy: RetryPolicy) -> Self {
-        self.policy = policy;
+        self.txn.policy = policy;
         self
+    }
+
+    /// Starts the transactions it runs itself with `options`, which win
+    /// field by field over [`helper_options`](crate::txn::helper_options)
+    /// (`{ w: "majority", j: true }`): e.g. `w: 1`, a `wtimeout`, a read
+    /// concern or `maxCommitTimeMS`. A transaction of the caller's that it
+    /// joins keeps the caller's options.
+    pub fn with_transaction_options(mut self, options: TransactionOptions) -> Self {
+        self.txn.options = Some(options);
+        self
+    }
+
+    /// The options the transactions it runs itself start with: those given
+    /// to [`with_transaction_options`](Self::with_transaction_options), and
+    /// `{ w: "majority", j: true }` where they set no write concern.
+    pub fn transaction_options(&self) -> TransactionOptions {
+        self.txn.options()
     }
 
     /// How many times the transactions of these helpers (`link`, `unlink`,
@@ -256,7 +274,7 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
             &models,
             self.db.client(),
             session,
-            &self.policy,
+            &self.txn,
             (self, op, &left, &right),
             |s, ctx| {
                 let (this, op, left, right) = *ctx;
@@ -413,7 +431,7 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
             &models,
             self.db.client(),
             session,
-            &self.policy,
+            &self.txn,
             self,
             |s, this| {
                 let this = *this;
@@ -534,7 +552,7 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
     ///
     /// ```no_run
     /// # use schema_core::prelude::*;
-    /// # use schema_core::{run_in_transaction, RetryPolicy};
+    /// # use schema_core::transaction;
     /// # use serde::{Deserialize, Serialize};
     /// # #[derive(Document, Serialize, Deserialize)]
     /// # #[serde(rename_all = "camelCase")]
@@ -559,11 +577,9 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
     /// let done = links.repair().await?;
     /// println!("{} completed, {} removed", done.completed, done.removed);
     /// // All the fixes in one transaction, with the caller's other writes.
-    /// let policy = RetryPolicy::default();
-    /// run_in_transaction(db.client(), &policy, &links, |session, links| {
-    ///     Box::pin(async move { links.repair().session(session).await })
-    /// })
-    /// .await?;
+    /// transaction(db.client())
+    ///     .run(async |s| links.repair().session(s).await)
+    ///     .await?;
     /// # Ok(())
     /// # }
     /// ```
@@ -583,7 +599,7 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
                     &models,
                     self.db.client(),
                     session.as_deref_mut(),
-                    &self.policy,
+                    &self.txn,
                     (self, edge),
                     |s, ctx| {
                         let (this, edge) = *ctx;
