@@ -208,3 +208,62 @@ async fn a_write_conflict_names_the_collection_and_keeps_its_label() {
     let stored = accounts.get(&"a1".to_owned()).await.unwrap().unwrap();
     assert_eq!(stored.email, "a@example.com");
 }
+
+/// A trip of a vehicle: an array of sub-documents, the shape whose dotted
+/// update the server refuses while quoting the stored items.
+#[derive(Embedded, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Trip {
+    #[serde(rename = "driverCode")]
+    driver_code: String,
+    km: i32,
+}
+
+#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[document(collection = "vehicles")]
+struct Vehicle {
+    #[serde(rename = "_id")]
+    id: String,
+    #[embed(max = 4)]
+    trips: Vec<Trip>,
+}
+
+#[tokio::test]
+async fn a_server_message_quoting_stored_data_is_shown_without_it() {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, "quoted").await;
+    Schema::new().with::<Vehicle>().sync(&db).await.unwrap();
+    let vehicles = Repo::<Vehicle>::new(&db);
+    let trip = Trip {
+        driver_code: SECRET.to_owned(),
+        km: 381,
+    };
+    vehicles
+        .insert(&Vehicle {
+            id: "v1".to_owned(),
+            trips: vec![trip.clone()],
+        })
+        .await
+        .unwrap();
+    // What a typed `trips.km` set would send (it no longer compiles, see
+    // tests/ui/query/set-through-array-of-sub-documents.rs): the server
+    // refuses it (code 28) and quotes the stored trips in its message.
+    let err = vehicles
+        .update(&"v1".to_owned(), doc! { "$set": { "trips.km": 5 } })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Some(28), "{err:?}");
+    let Error::Driver(driver) = &err else {
+        panic!("expected Driver, got {err:?}")
+    };
+    // The driver's own error does quote it: this is what is kept out.
+    assert!(driver.get_ref().to_string().contains(SECRET));
+    assert_private(&err);
+    assert!(
+        std::error::Error::source(&err).is_none(),
+        "no source to print the driver's message through"
+    );
+    assert!(err.to_string().contains("'km'"), "{err}");
+    // Nothing was written.
+    let stored = vehicles.get(&"v1".to_owned()).await.unwrap().unwrap();
+    assert_eq!(stored.trips, [trip]);
+}

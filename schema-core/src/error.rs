@@ -255,11 +255,11 @@ pub enum Error {
     /// link whose other side declares no inverse array).
     #[error("{0}")]
     Model(String),
-    /// The driver or the server reported another error. The message is the
-    /// driver's account without the server's raw reply (which may hold the
-    /// data written); the error itself is the [`source`](std::error::Error::source).
-    #[error("{}", server::driver_message(.0))]
-    Driver(#[from] mongodb::error::Error),
+    /// The driver or the server reported another error: shown without the
+    /// server's raw reply and without the values its message quotes (see
+    /// [`DriverError`]).
+    #[error("{0}")]
+    Driver(DriverError),
     /// A value could not be turned into BSON (a `u64` above `i64::MAX`, a
     /// map with keys that are not strings); nothing was sent. The message
     /// names the field, not the value.
@@ -384,11 +384,19 @@ fn rules_text(rules: &[String]) -> String {
     }
 }
 
+mod driver;
 mod insert_many;
 mod server;
 
+pub use driver::DriverError;
 pub use insert_many::{FailedInsert, InsertManyFailure};
 pub(crate) use server::DriverErrorExt;
+
+impl From<mongodb::error::Error> for Error {
+    fn from(err: mongodb::error::Error) -> Self {
+        Error::Driver(DriverError(err))
+    }
+}
 pub use server::{code, label};
 
 /// `Result` with this crate's [`Error`].
@@ -421,7 +429,7 @@ impl Error {
     /// [`Error::TransactionRetriesExhausted`], the last error's.
     pub fn has_label(&self, label: &str) -> bool {
         match self {
-            Error::Driver(e) => e.contains_label(label),
+            Error::Driver(e) => e.has_label(label),
             Error::Unreachable { labels, .. } | Error::WriteConflict { labels, .. } => {
                 labels.iter().any(|l| l == label)
             }
@@ -445,7 +453,7 @@ impl Error {
     /// variants, the code they stand for: [`code::DUPLICATE_KEY`] and so on).
     pub fn code(&self) -> Option<i32> {
         match self {
-            Error::Driver(e) => server::code_of(e),
+            Error::Driver(e) => e.code(),
             Error::DuplicateKey { .. } => Some(code::DUPLICATE_KEY),
             Error::ValidationFailed { .. } => Some(code::DOCUMENT_VALIDATION_FAILURE),
             Error::WriteConflict { .. } => Some(code::WRITE_CONFLICT),

@@ -181,13 +181,15 @@ impl<P: Prefix, C: 'static> Prefix for Below<P, C> {
     const PATH: &'static str = P::PATH;
 }
 
-/// A path that goes through no array: a push into an array at such a path
-/// can carry its guard (`path.N`), one through an array of sub-documents
-/// cannot (the server would not know which item's array to grow).
+/// A path that goes through no array of sub-documents, so it names one
+/// stored value: a typed update (`set`, `inc`, `unset`, a bounded `push`
+/// with its guard `path.N`) needs one. A path through an array names a field
+/// of every item, and the server refuses `{$set: {"items.qty": 1}}` (code
+/// 28: it would not know which item to change).
 #[diagnostic::on_unimplemented(
-    message = "this array is inside an array of sub-documents: a typed push cannot name one item's array, so it has no guard",
-    label = "a push through an array of sub-documents",
-    note = "push into the array of one item with a raw update (`$push` with a positional `$[<id>]` and `arrayFilters`), or keep those items in their own collection with `#[reference(index)]`"
+    message = "this path goes through an array of sub-documents: a typed update cannot name which item it changes",
+    label = "an update through an array of sub-documents",
+    note = "change the items with a raw update: all of them through `$[]` (`$set` of `lines.$[].qty`), the ones matching a condition through `$[elem]` and `arrayFilters`; or keep those items in their own collection with `#[reference(index)]`"
 )]
 pub trait OutsideArrays {}
 impl OutsideArrays for () {}

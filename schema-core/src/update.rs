@@ -40,6 +40,12 @@
 //! # Ok::<(), schema_core::Error>(())
 //! ```
 //!
+//! Every update names one stored value: a path through an array of
+//! sub-documents (`Order::FIELDS.lines.qty`, which names the `qty` of every
+//! line) has no `set`, `inc`, `unset` or `push` (a compile error: the server
+//! refuses `{$set: {"lines.qty": 1}}`, code 28). Change such items with a
+//! raw update (`$[]` for all of them, `$[elem]` with `arrayFilters` for some).
+//!
 //! A value that has no BSON form makes the update an
 //! [`Error::Serialize`] naming the field (never
 //! `null`); two operations on one path (or on a path and a path inside it)
@@ -351,7 +357,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     pub fn set<V: Serialize + ?Sized>(&self, value: &V) -> Update<M>
     where
         T: Compare<V>,
-        P: Typed,
+        P: Typed + OutsideArrays,
     {
         Update::op("$set", self.name(), self.bson(value))
     }
@@ -360,7 +366,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     pub fn inc<V: Number>(&self, by: &V) -> Update<M>
     where
         T: Compare<V>,
-        P: Typed,
+        P: Typed + OutsideArrays,
     {
         Update::op("$inc", self.name(), self.bson(by))
     }
@@ -369,7 +375,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     pub fn mul<V: Number>(&self, by: &V) -> Update<M>
     where
         T: Compare<V>,
-        P: Typed,
+        P: Typed + OutsideArrays,
     {
         Update::op("$mul", self.name(), self.bson(by))
     }
@@ -378,7 +384,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     pub fn min<V: Serialize + ?Sized>(&self, value: &V) -> Update<M>
     where
         T: Compare<V>,
-        P: Typed,
+        P: Typed + OutsideArrays,
     {
         Update::op("$min", self.name(), self.bson(value))
     }
@@ -387,7 +393,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     pub fn max<V: Serialize + ?Sized>(&self, value: &V) -> Update<M>
     where
         T: Compare<V>,
-        P: Typed,
+        P: Typed + OutsideArrays,
     {
         Update::op("$max", self.name(), self.bson(value))
     }
@@ -397,7 +403,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     pub fn current_date(&self) -> Update<M>
     where
         T: DateField,
-        P: Typed,
+        P: Typed + OutsideArrays,
     {
         let kind = doc! { "$type": T::TYPE };
         Update::op("$currentDate", self.name(), Ok(Bson::Document(kind)))
@@ -423,6 +429,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     pub fn unset(&self) -> Update<M>
     where
         T: Optional,
+        P: OutsideArrays,
     {
         Update::op("$unset", self.name(), Ok(Bson::String(String::new())))
     }
@@ -550,6 +557,7 @@ where
     pub fn set(&self, value: &C) -> Update<M>
     where
         C: Serialize,
+        P: OutsideArrays,
     {
         let name = self.name();
         let max = self.max();

@@ -58,10 +58,10 @@ pub(super) fn classify(
         };
     }
     let Some(failure) = Failure::of(&err) else {
-        return Error::Driver(err);
+        return Error::from(err);
     };
     let labels = labels_of(&err);
-    classify_failure(failure, labels, action, collection).unwrap_or(Error::Driver(err))
+    classify_failure(failure, labels, action, collection).unwrap_or_else(|| Error::from(err))
 }
 
 /// The refusal of one document of a write (an `insert_many` item): its
@@ -100,7 +100,7 @@ fn classify_failure(
         code::UNAUTHORIZED => Error::PermissionDenied {
             action,
             collection,
-            message: short_denial(failure.message),
+            message: redact(&short_denial(failure.message)),
         },
         code::AUTHENTICATION_FAILED => Error::AuthenticationFailed {
             message: failure.message.to_owned(),
@@ -173,14 +173,82 @@ pub(super) fn code_of(err: &mongodb::error::Error) -> Option<i32> {
 }
 
 /// The driver error's kind and labels, without the server's raw reply (the
-/// driver's own message ends with it, as hex, data written included).
+/// driver's own message ends with it, as hex, data written included) and
+/// without any value the server's message quotes ([`redact`]).
 pub(super) fn driver_message(err: &mongodb::error::Error) -> String {
     let labels = labels_of(err);
+    let kind = kind_message(err);
     if labels.is_empty() {
-        err.kind.to_string()
+        kind
     } else {
-        format!("{}, labels: {labels:?}", err.kind)
+        format!("{kind}, labels: {labels:?}")
     }
+}
+
+/// What failed, its code and name, and the server's message [`redact`]ed.
+fn kind_message(err: &mongodb::error::Error) -> String {
+    let refusal = |what: &str, code: i32, name: &str, message: &str| {
+        format!("{what}: code {code} ({name}): {}", redact(message))
+    };
+    match err.kind.as_ref() {
+        ErrorKind::Command(c) => refusal(
+            "the server refused the command",
+            c.code,
+            &c.code_name,
+            &c.message,
+        ),
+        ErrorKind::Write(WriteFailure::WriteError(w)) => refusal(
+            "the server refused the write",
+            w.code,
+            w.code_name.as_deref().unwrap_or("unnamed"),
+            &w.message,
+        ),
+        ErrorKind::Write(WriteFailure::WriteConcernError(w)) => {
+            refusal("the write concern failed", w.code, &w.code_name, &w.message)
+        }
+        other => redact(&other.to_string()),
+    }
+}
+
+/// A server's message without the values it quotes: each `{ ... }` and
+/// `[ ... ]` group (the server prints stored documents and arrays so:
+/// "Cannot create field 'km' in element {trips: [ ... ]}") becomes `{…}` or
+/// `[…]`, and each double-quoted string `"…"`. Field names, which the
+/// server quotes with single quotes, stay: they are the model's, not data.
+pub(crate) fn redact(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut depth = 0usize;
+    let mut quoted = false;
+    for c in message.chars() {
+        match (quoted, depth, c) {
+            (true, _, '"') => quoted = false,
+            (true, _, _) => {}
+            (false, _, '"') if depth == 0 => {
+                quoted = true;
+                out.push_str("\"…\"");
+            }
+            (false, _, '{' | '[') => {
+                if depth == 0 {
+                    out.push(c);
+                    out.push('…');
+                }
+                depth += 1;
+            }
+            (false, d, '}' | ']') if d > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    out.push(c);
+                }
+            }
+            (false, 0, _) => out.push(c),
+            (false, _, _) => {}
+        }
+    }
+    if depth > 0 {
+        // A group the message cut short: closed, so nothing of it shows.
+        out.push('…');
+    }
+    out
 }
 
 fn labels_of(err: &mongodb::error::Error) -> Vec<String> {
@@ -327,6 +395,23 @@ mod tests {
             "not authorized on app to execute `insert`"
         );
         assert_eq!(short_denial("not authorized"), "not authorized");
+    }
+
+    #[test]
+    fn a_message_keeps_its_words_and_drops_the_values_it_quotes() {
+        let message = "Command failed: Error code 28 (PathNotViable): Cannot create field 'km' \
+                       in element {trips: [ { driverCode: \"s3cret\", km: 381 } ]}";
+        let redacted = redact(message);
+        assert_eq!(
+            redacted,
+            "Command failed: Error code 28 (PathNotViable): Cannot create field 'km' in element {…}"
+        );
+        assert_eq!(
+            redact("value \"s3cret\" and [1, [2]] kept out"),
+            "value \"…\" and […] kept out"
+        );
+        assert_eq!(redact("cut short {a: [1"), "cut short {……");
+        assert_eq!(redact("plain words"), "plain words");
     }
 
     #[test]
