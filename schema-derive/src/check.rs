@@ -408,15 +408,25 @@ fn embed_is_on_an_array_or_map(cx: &Ctxt, input: &Input) {
             if embed.unbounded.is_some() {
                 continue;
             }
-            if let Some(scalar) = ty::scalar_name(field.ty) {
+            let label = &field.label;
+            if let Some(free) = ty::free_form_name(field.ty) {
                 report(
                     cx,
                     field,
                     embed.span,
                     format!(
-                        "`#[embed]` needs an array or map field; `{}` is a `{scalar}`",
-                        field.label
+                        "`#[embed]` bounds an array or map; `{label}` is a `{free}`, a free-form value whose \
+                         keys the model does not know: describe it with a `#[derive(Embedded)]` struct, bound it \
+                         as a map (`#[embed(max = N)] {label}: HashMap<String, Bson>`, stored with \
+                         `maxProperties`), or keep it free-form with `#[embed(unbounded = \"reason\")]`"
                     ),
+                );
+            } else if let Some(scalar) = ty::scalar_name(field.ty) {
+                report(
+                    cx,
+                    field,
+                    embed.span,
+                    format!("`#[embed]` needs an array or map field; `{label}` is a `{scalar}`"),
                 );
             }
         }

@@ -176,6 +176,22 @@ pub fn unbounded_advice(ty: &Type, label: &str) -> Option<String> {
     ))
 }
 
+/// The free-form BSON type a field is written as, looking through
+/// `Option`/`Box`: `bson::Document` (or a bare `Document`), a raw document,
+/// or `bson::Bson`. Keys unknown to the model: neither an array nor a map.
+pub fn free_form_name(ty: &Type) -> Option<&'static str> {
+    let (name, before, bare) = last_name(peel(ty))?;
+    if !bare || !matches!(before.as_deref(), None | Some("bson")) {
+        return None;
+    }
+    match name.as_str() {
+        "Document" => Some("bson::Document"),
+        "RawDocumentBuf" => Some("bson::RawDocumentBuf"),
+        "Bson" => Some("bson::Bson"),
+        _ => None,
+    }
+}
+
 fn is_bson_array(ty: &Type) -> bool {
     matches!(last_name(ty), Some((name, before, true))
         if name == "Array" && matches!(before.as_deref(), None | Some("bson")))
