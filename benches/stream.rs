@@ -2,7 +2,8 @@
 //! the raw driver's typed cursor over the same query, interleaved per round
 //! in one run (the side that goes first alternates). Each round reads every
 //! document of the collection sorted by `_id` (served by the `_id` index)
-//! on each side. Prints the documents per second of each side and the
+//! on each side, in batches of `DEFAULT_BATCH_SIZE` (the stream's default,
+//! given to the raw cursor too, so both send the same commands). Prints the documents per second of each side and the
 //! median of the per-round ratios stream/raw (time) with its p10-p90 spread.
 //!
 //! Run: `cargo bench --bench stream` (`ROUNDS=N`, default 20; `DOCS=N`,
@@ -82,6 +83,7 @@ async fn main() {
         let mut c = raw
             .find(doc! {})
             .sort(doc! { "_id": 1 })
+            .batch_size(schema_core::query::DEFAULT_BATCH_SIZE)
             .await
             .expect("find");
         let mut n = 0usize;

@@ -148,6 +148,15 @@ pub struct Find<'a, M: Document, P = M> {
     _view: PhantomData<fn() -> P>,
 }
 
+/// How many documents a query's batches hold when it sets no
+/// [`batch_size`](Find::batch_size): a stream's memory is about one batch, so
+/// about 1,000 documents (and never more than the server's 16 MiB a batch).
+/// Without it the server fills each `getMore` up to 16 MiB (70,197 small
+/// documents on the test server), and a stream would hold that much; a
+/// result collected with [`all`](Find::all) holds one such batch beside the
+/// `Vec`.
+pub const DEFAULT_BATCH_SIZE: u32 = 1_000;
+
 impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     /// Sorts by `sort` (`Post::FIELDS.at.desc()`, or a `bson::Document`);
     /// called again, sorts by the keys given before, then these. The sort
@@ -169,7 +178,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     }
 
     /// How many documents the server returns per batch (memory use of the
-    /// stream is about one batch).
+    /// stream is about one batch); [`DEFAULT_BATCH_SIZE`] (1,000) when not set.
     pub fn batch_size(mut self, n: u32) -> Self {
         self.batch_size = Some(n);
         self
@@ -387,9 +396,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         if let Some(n) = self.limit {
             find = find.limit(i64::try_from(n).unwrap_or(i64::MAX));
         }
-        if let Some(n) = self.batch_size {
-            find = find.batch_size(n);
-        }
+        find = find.batch_size(self.batch_size.unwrap_or(DEFAULT_BATCH_SIZE));
         if let Some(projection) = P::projection() {
             find = find.projection(projection);
         }

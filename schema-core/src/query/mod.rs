@@ -64,7 +64,7 @@ mod projection;
 mod sort;
 mod stream;
 
-pub use find::{Count, Find, FindOne};
+pub use find::{Count, Find, FindOne, DEFAULT_BATCH_SIZE};
 pub use guard::check;
 pub use keyset::{Cursor, Page};
 #[doc(hidden)]
