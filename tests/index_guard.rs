@@ -309,7 +309,14 @@ async fn the_queries_it_lets_through_are_index_scans() {
         // And the query itself is sent and answered.
         log.clear();
         let found = find(filter.clone()).all().await.unwrap();
-        assert_eq!(log.operations().first().map(String::as_str), Some("find"));
+        // One `find`, after a `listIndexes` the first time a query rides
+        // indexes it sends no hint for (an `$or` over two).
+        let ops = log.operations();
+        assert_eq!(ops.last().map(String::as_str), Some("find"), "{ops:?}");
+        assert!(
+            ops.iter().all(|o| o == "find" || o == "listIndexes"),
+            "{ops:?}"
+        );
         let raw = db
             .collection::<bson::Document>("articles")
             .count_documents(filter.clone())
@@ -360,4 +367,211 @@ async fn scan_sends_a_collection_scan_on_purpose() {
             .map(|a| a.id),
         Some("a001".to_owned())
     );
+}
+
+/// The shapes the guard serves by the rules of index bounds beyond the
+/// equality-sort-range prefix: `$nor` and `$expr` beside an indexed
+/// equality, ranges and `$exists` on a sparse index's key, conditions that
+/// imply a partial index's filter, and equality after the range.
+#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[document(
+    collection = "vehicles",
+    index(keys(depot = asc)),
+    index(keys(nick = asc), sparse),
+    index(keys(region = asc), partial(active = true, seats(gte = 4))),
+    index(keys(status = asc, seats = asc, odo = asc))
+)]
+struct Vehicle {
+    #[serde(rename = "_id")]
+    id: i64,
+    depot: String,
+    status: String,
+    nick: Option<String>,
+    region: String,
+    active: bool,
+    seats: i32,
+    odo: i64,
+}
+
+fn vehicle(i: i64) -> Vehicle {
+    Vehicle {
+        id: i,
+        depot: ["north", "south", "east"][(i % 3) as usize].to_owned(),
+        status: ["active", "idle", "repair", "sold"][(i % 4) as usize].to_owned(),
+        nick: (i % 5 == 0).then(|| format!("n{i}")),
+        region: ["eu", "us"][(i % 2) as usize].to_owned(),
+        active: i % 7 != 0,
+        seats: (i % 9) as i32,
+        odo: i * 37 % 1000,
+    }
+}
+
+#[tokio::test]
+async fn shapes_served_by_the_rules_of_index_bounds_ride_an_index() {
+    let (client, log) = support::counting_client().await;
+    let db = support::fresh_db(&client, "guard_bounds").await;
+    Schema::new().with::<Vehicle>().sync(&db).await.unwrap();
+    let vehicles = Repo::<Vehicle>::new(&db);
+    let docs: Vec<Vehicle> = (0..2000).map(vehicle).collect();
+    vehicles.insert_many(&docs).await.unwrap();
+    let f = Vehicle::FIELDS;
+    let north = "north".to_owned();
+    let shapes: Vec<(&str, bson::Document, &str)> = vec![
+        (
+            "! beside an indexed equality",
+            (f.depot.eq(&north) & !f.status.eq(&"active".to_owned()))
+                .into_document()
+                .unwrap(),
+            "depot_1",
+        ),
+        (
+            "$expr beside an indexed equality",
+            doc! { "depot": "north", "$expr": { "$gt": ["$odo", "$seats"] } },
+            "depot_1",
+        ),
+        (
+            "a range on a sparse key",
+            doc! { "nick": { "$gt": "n5" } },
+            "nick_1",
+        ),
+        (
+            "$exists on a sparse key",
+            doc! { "nick": { "$exists": true } },
+            "nick_1",
+        ),
+        (
+            "conditions implying a partial filter",
+            doc! { "region": "eu", "active": true, "seats": { "$gt": 5 } },
+            "region_1",
+        ),
+        (
+            "equality, range, equality",
+            doc! { "status": "idle", "seats": { "$gt": 2 }, "odo": 629 },
+            "status_1_seats_1_odo_1",
+        ),
+    ];
+    for (what, filter, index) in shapes {
+        let plan = vehicles.find(filter.clone()).explain().await.unwrap();
+        println!("{what}: {filter}: {plan}");
+        assert!(!plan.is_collscan(), "{what}: {plan}");
+        assert!(
+            plan.stages.iter().any(|s| s.starts_with("IXSCAN")),
+            "{what}: {plan}"
+        );
+        assert!(
+            plan.to_string().contains(index),
+            "{what} rides {index}: {plan}"
+        );
+        log.clear();
+        let found = vehicles.find(filter.clone()).all().await.unwrap();
+        let ops = log.operations();
+        assert_eq!(ops.first().map(String::as_str), Some("find"), "{what}");
+        assert!(ops[1..].iter().all(|o| o == "getMore"), "{what}: {ops:?}");
+        let raw = db
+            .collection::<bson::Document>("vehicles")
+            .count_documents(filter.clone())
+            .await
+            .unwrap();
+        assert_eq!(found.len() as u64, raw, "{what}: {filter}");
+        assert!(raw > 0, "{what}: the shape finds something");
+    }
+    // Still refused: what would match documents the index leaves out.
+    for filter in [
+        doc! { "nick": { "$ne": "n5" } },
+        doc! { "nick": { "$exists": false } },
+        doc! { "region": "eu", "seats": { "$gt": 5 } },
+        doc! { "region": "eu", "active": true, "seats": { "$gt": 3 } },
+        doc! { "odo": 629 },
+        doc! { "$nor": [{ "depot": "north" }] },
+    ] {
+        log.clear();
+        let err = vehicles.find(filter.clone()).all().await.unwrap_err();
+        assert!(matches!(err, Error::Unindexed { .. }), "{filter}: {err:?}");
+        assert!(log.operations().is_empty(), "{filter}: nothing sent");
+    }
+}
+
+#[tokio::test]
+async fn a_query_before_sync_or_after_a_dropped_index_scans_nothing() {
+    let (client, log) = support::counting_client().await;
+    let db = support::fresh_db(&client, "guard_on_server").await;
+    // The collection, without the model's indexes (no `sync`).
+    db.collection::<bson::Document>("vehicles")
+        .insert_many((0..50).map(|i| bson::serialize_to_document(&vehicle(i)).unwrap()))
+        .await
+        .unwrap();
+    let vehicles = Repo::<Vehicle>::new(&db);
+    let north = "north".to_owned();
+    let by_depot = || vehicles.find(Vehicle::FIELDS.depot.eq(&north));
+    let missing = |err: Error, index: &str| match err {
+        Error::MissingIndex { index: i, .. } => assert_eq!(i, index),
+        other => panic!("expected MissingIndex on {index}, got {other:?}"),
+    };
+
+    // Hinted: the server refuses the hint, nothing is scanned.
+    missing(by_depot().all().await.unwrap_err(), "depot_1");
+    missing(
+        vehicles
+            .count(Vehicle::FIELDS.depot.eq(&north))
+            .await
+            .unwrap_err(),
+        "depot_1",
+    );
+    missing(
+        vehicles
+            .find_one(Vehicle::FIELDS.depot.eq(&north))
+            .await
+            .unwrap_err(),
+        "depot_1",
+    );
+    // Not hinted (a write by filter, an `$or` over two indexes): asked
+    // with `listIndexes`, nothing else sent.
+    log.clear();
+    let err = vehicles
+        .update_many(
+            Vehicle::FIELDS.depot.eq(&north),
+            Vehicle::FIELDS.odo.set(&1),
+        )
+        .await
+        .unwrap_err();
+    missing(err, "depot_1");
+    assert_eq!(log.operations(), ["listIndexes"]);
+
+    // After sync: served, and the write asks no more.
+    Schema::new().with::<Vehicle>().sync(&db).await.unwrap();
+    assert_eq!(by_depot().all().await.unwrap().len(), 17);
+    vehicles
+        .update_many(
+            Vehicle::FIELDS.depot.eq(&north),
+            Vehicle::FIELDS.odo.set(&1),
+        )
+        .await
+        .unwrap();
+    log.clear();
+    vehicles
+        .update_many(
+            Vehicle::FIELDS.depot.eq(&north),
+            Vehicle::FIELDS.odo.set(&2),
+        )
+        .await
+        .unwrap();
+    assert_eq!(log.operations(), ["update"], "the index is known now");
+
+    // Someone drops the index: the hinted query says so, and the write is
+    // asked about again.
+    db.collection::<bson::Document>("vehicles")
+        .drop_index("depot_1")
+        .await
+        .unwrap();
+    missing(by_depot().all().await.unwrap_err(), "depot_1");
+    log.clear();
+    let err = vehicles
+        .update_many(
+            Vehicle::FIELDS.depot.eq(&north),
+            Vehicle::FIELDS.odo.set(&3),
+        )
+        .await
+        .unwrap_err();
+    missing(err, "depot_1");
+    assert_eq!(log.operations(), ["listIndexes"], "nothing written");
 }

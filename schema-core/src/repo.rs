@@ -26,17 +26,15 @@
 //! # }
 //! ```
 
-use std::collections::HashSet;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use bson::{doc, Bson, Document as BsonDocument, RawDocumentBuf};
-use futures_util::TryStreamExt;
 use mongodb::{ClientSession, Collection, Database};
 
 use crate::action::Action;
 use crate::codec;
 use crate::codec::id_to_bson;
-use crate::error::{code, Error, Result};
+use crate::error::{Error, Result};
 use crate::model::Document;
 use crate::txn::{RetryPolicy, TxnConfig, TxnState};
 use mongodb::options::TransactionOptions;
@@ -58,8 +56,8 @@ pub struct Repo<M: Document> {
     db: Database,
     txn: TxnConfig,
     support: TxnState,
-    /// The references whose index [`Repo::require_index`] found on the server.
-    indexes_seen: Arc<Mutex<HashSet<IndexKey>>>,
+    /// The indexes the server was found to have (see `query::served`).
+    indexes_seen: Arc<crate::query::served::Seen>,
 }
 
 impl<M: Document> Clone for Repo<M> {
@@ -150,51 +148,9 @@ impl<M: Document> Repo<M> {
         &self.support
     }
 
-    /// Fails with [`Error::MissingIndex`] unless the collection has the
-    /// index `keys()` of the reference `key` (its stored name and sort key).
-    /// Asks the server (`listIndexes`) once per repository and reference;
-    /// after that it sends nothing and allocates nothing.
-    pub(crate) async fn require_index(
-        &self,
-        key: IndexKey,
-        keys: impl FnOnce() -> BsonDocument,
-    ) -> Result<()> {
-        if self.seen(&key) {
-            return Ok(());
-        }
-        let keys = keys();
-        let listed: std::result::Result<Vec<mongodb::IndexModel>, _> =
-            match self.coll.list_indexes().await {
-                Ok(cursor) => cursor.try_collect().await,
-                Err(e) => Err(e),
-            };
-        let found = match listed {
-            Ok(models) => models
-                .iter()
-                .any(|m| crate::plan::same_key_order(&m.keys, &keys)),
-            // The collection does not exist yet.
-            Err(e) if crate::error::DriverErrorExt::code(&e) == Some(code::NAMESPACE_NOT_FOUND) => {
-                false
-            }
-            Err(e) => return Err(self.err(e, "list indexes of")),
-        };
-        if !found {
-            return Err(Error::MissingIndex {
-                collection: M::COLLECTION,
-                index: crate::index::name_of_key_document(&keys),
-            });
-        }
-        if let Ok(mut seen) = self.indexes_seen.lock() {
-            seen.insert(key);
-        }
-        Ok(())
-    }
-
-    fn seen(&self, key: &IndexKey) -> bool {
-        self.indexes_seen
-            .lock()
-            .map(|seen| seen.contains(key))
-            .unwrap_or(false)
+    /// The indexes this repository (and its clones) found on the server.
+    pub(crate) fn seen(&self) -> &crate::query::served::Seen {
+        &self.indexes_seen
     }
 
     /// The same collection with raw documents.
@@ -331,9 +287,11 @@ impl<M: Document> Repo<M> {
         &self,
         session: Option<&mut ClientSession>,
         filter: BsonDocument,
+        hint: Option<BsonDocument>,
     ) -> Result<u64> {
-        with_session!(self.coll.count_documents(filter), session)
-            .map_err(|e| self.err(e, "count in"))
+        let count =
+            crate::query::served::with_hint!(self.coll.count_documents(filter), hint.as_ref());
+        with_session!(count, session).map_err(|e| self.hinted_error(e, "count in", hint.as_ref()))
     }
 
     /// An action of this repository named `operation` (no options).

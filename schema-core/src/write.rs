@@ -281,19 +281,22 @@ macro_rules! scan_option {
 }
 scan_option!(UpdateOptions, FindOneAndUpdateOptions, DeleteOptions);
 
-/// The filter of a query these writes send, as the document sent: the one
-/// place each of them passes before anything is sent, where the index guard
-/// checks that a declared index serves it ([`Error::Unindexed`], nothing
-/// sent), unless the action was told `.scan()`.
-fn query<M: Document>(filter: Filter<M>, scan: bool) -> Result<BsonDocument> {
-    let filter = filter.into_document()?;
-    if !scan {
-        crate::query::check::<M>(&filter, None)?;
-    }
-    Ok(filter)
-}
-
 impl<M: Document> Repo<M> {
+    /// The filter of a query these writes send, as the document sent: the
+    /// one place each of them passes before anything is sent, where the
+    /// index guard checks that a declared index serves it
+    /// ([`Error::Unindexed`], nothing sent) and that the server has it
+    /// ([`Error::MissingIndex`], asked once per index and repository),
+    /// unless the action was told `.scan()`.
+    async fn query(&self, filter: Filter<M>, scan: bool) -> Result<BsonDocument> {
+        let filter = filter.into_document()?;
+        if !scan {
+            let served = crate::query::guard::plan::<M>(&filter, None)?;
+            self.require_indexes(&served.indexes).await?;
+        }
+        Ok(filter)
+    }
+
     /// Inserts documents in one `insert` (split by the driver when they are
     /// many); none when `docs` is empty. Every document is encoded, and
     /// checked against the 16 MiB limit, before anything is sent.
@@ -418,7 +421,7 @@ impl<M: Document> Repo<M> {
             "update_one",
             options,
             move |s, o| async move {
-                let (filter, parts) = (query(filter, o.scan)?, update.into_parts()?);
+                let (filter, parts) = (self.query(filter, o.scan).await?, update.into_parts()?);
                 if !parts.has_guard() {
                     return self.update_plain(s, filter, parts, o.upsert, false).await;
                 }
@@ -454,7 +457,7 @@ impl<M: Document> Repo<M> {
             "update_many",
             options,
             move |s, o| async move {
-                let (filter, parts) = (query(filter, o.scan)?, update.into_parts()?);
+                let (filter, parts) = (self.query(filter, o.scan).await?, update.into_parts()?);
                 refuse_guarded("update_many", true, &parts)?;
                 self.update_plain(s, filter, parts, o.upsert, true).await
             },
@@ -479,7 +482,7 @@ impl<M: Document> Repo<M> {
             "find_one_and_update",
             options,
             move |s, o| async move {
-                let (filter, mut parts) = (query(filter, o.scan)?, update.into_parts()?);
+                let (filter, mut parts) = (self.query(filter, o.scan).await?, update.into_parts()?);
                 refuse_guarded("find_one_and_update with upsert", o.upsert, &parts)?;
                 crate::stamp::updated::<M>(&mut parts.update, o.upsert)?;
                 let which = match o.return_document {
@@ -546,7 +549,7 @@ impl<M: Document> Repo<M> {
             "delete_many",
             options,
             move |s, o| async move {
-                let filter = query(filter, o.scan)?;
+                let filter = self.query(filter, o.scan).await?;
                 let deleted = self.cascade(s, filter, Delete::Many).await?;
                 Ok(deleted.map_or(0, |d| d.count))
             },
@@ -566,7 +569,7 @@ impl<M: Document> Repo<M> {
             "find_one_and_delete",
             options,
             move |s, o| async move {
-                let filter = query(filter, o.scan)?;
+                let filter = self.query(filter, o.scan).await?;
                 match self.cascade(s, filter, Delete::Returning).await? {
                     Some(Deleted {
                         returned: Some(raw),

@@ -8,6 +8,8 @@ use super::{id_text, Error};
 
 /// The server error codes the runtime recognises.
 pub mod code {
+    /// `BadValue`: among others, a `hint` naming no index the collection has.
+    pub const BAD_VALUE: i32 = 2;
     /// `Unauthorized`: the user lacks the rights for the command.
     pub const UNAUTHORIZED: i32 = 13;
     /// `AuthenticationFailed`: the credentials were refused.
@@ -16,6 +18,8 @@ pub mod code {
     pub const ILLEGAL_OPERATION: i32 = 20;
     /// `NamespaceNotFound`: the collection does not exist.
     pub const NAMESPACE_NOT_FOUND: i32 = 26;
+    /// `IndexNotFound`: the index named does not exist.
+    pub const INDEX_NOT_FOUND: i32 = 27;
     /// `MaxTimeMSExpired`: a commit ran out of its `maxCommitTimeMS`.
     pub const MAX_TIME_MS_EXPIRED: i32 = 50;
     /// `WriteConflict`: another operation wrote the same document.

@@ -5,7 +5,7 @@ use futures_util::future::BoxFuture;
 use std::future::IntoFuture;
 use std::marker::PhantomData;
 
-use bson::{Document as BsonDocument, RawDocumentBuf};
+use bson::{Bson, Document as BsonDocument, RawDocumentBuf};
 use futures_util::{StreamExt, TryStreamExt};
 use mongodb::ClientSession;
 
@@ -14,9 +14,10 @@ use crate::error::{Error, Result};
 use crate::explain::{explain_find, FindShape, PlanSummary};
 use crate::filter::Filter;
 use crate::model::Document;
-use crate::query::guard;
+use crate::query::guard::{self, Served};
 use crate::query::keyset::{may_be_null, Cursor, Keyset, Page};
 use crate::query::projection::Projection;
+use crate::query::served::with_hint;
 use crate::query::sort::Sort;
 use crate::query::stream::DocStream;
 use crate::repo::{with_session, Repo};
@@ -73,6 +74,7 @@ impl<M: Document> Repo<M> {
             scan: false,
             session: None,
             after: None,
+            served: None,
             _view: PhantomData,
         }
     }
@@ -145,6 +147,8 @@ pub struct Find<'a, M: Document, P = M> {
     scan: bool,
     session: Option<&'a mut ClientSession>,
     after: Option<Cursor>,
+    /// The indexes the guard found serving the query, once it ran.
+    served: Option<Served>,
     _view: PhantomData<fn() -> P>,
 }
 
@@ -254,6 +258,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         let keyset = Keyset::of_sort(self.sort.as_ref());
         self.sort = Some(keyset.sort());
         let base = self.checked_filter()?;
+        self.require_unhinted().await?;
         let projection = P::projection().map(|mut projection| {
             for path in keyset.paths() {
                 projection.insert(path, 1);
@@ -268,17 +273,18 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
                 break;
             }
             let short = u32::try_from(short).unwrap_or(size);
-            let mut find = raw
+            let find = raw
                 .find(filter)
                 .sort(keyset.sort())
                 .limit(i64::from(short))
                 .batch_size(short);
+            let mut find = with_hint!(find, self.hint());
             if let Some(projection) = &projection {
                 find = find.projection(projection.clone());
             }
             let found = crate::cursor::collect(find, session.as_deref_mut())
                 .await
-                .map_err(|e| Error::from_server(e, "page through", M::COLLECTION))?;
+                .map_err(|e| self.repo.hinted_error(e, "page through", self.hint()))?;
             docs.extend(found);
         }
         let items = docs
@@ -306,6 +312,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
             scan: self.scan,
             session: self.session,
             after: self.after,
+            served: self.served,
             _view: PhantomData,
         }
     }
@@ -334,12 +341,13 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     /// not used).
     pub async fn explain(mut self) -> Result<PlanSummary> {
         let filter = self.stream_query()?;
+        let hint = self.hint().cloned().map(Bson::Document);
         let shape = FindShape {
             filter,
             sort: self.sort,
             limit: self.limit.map(|n| i64::try_from(n).unwrap_or(i64::MAX)),
             projection: P::projection(),
-            hint: None,
+            hint,
         };
         explain_find(self.repo.database(), M::COLLECTION, &shape).await
     }
@@ -352,9 +360,31 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     fn checked_filter(&mut self) -> Result<BsonDocument> {
         let filter = std::mem::replace(&mut self.filter, Ok(BsonDocument::new()))?;
         if !self.scan {
-            guard::check::<M>(&filter, self.sort.as_ref())?;
+            self.served = Some(guard::plan::<M>(&filter, self.sort.as_ref())?);
         }
         Ok(filter)
+    }
+
+    /// The `hint` the query is sent with: the one index the guard found
+    /// serving it (see [`served`](super::served)).
+    fn hint(&self) -> Option<&BsonDocument> {
+        self.served.as_ref().and_then(|s| s.hint.as_ref())
+    }
+
+    /// Before a query sent without a hint that the guard checked: the
+    /// server has the indexes its branches ride.
+    async fn require_unhinted(&self) -> Result<()> {
+        match &self.served {
+            Some(served) if served.hint.is_none() => {
+                self.repo.require_indexes(&served.indexes).await
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// A driver error of the query itself.
+    fn error(&self, e: mongodb::error::Error) -> Error {
+        self.repo.hinted_error(e, "find in", self.hint())
     }
 
     /// The filter and sort a stream sends: after a cursor, the keyset's.
@@ -372,15 +402,16 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     /// `find_one` (one batch of one document) after the same index guard.
     async fn first(mut self, session: Option<&'a mut ClientSession>) -> Result<Option<P>> {
         let filter = self.stream_query()?;
+        self.require_unhinted().await?;
         let raw = self.repo.raw_docs();
-        let mut find = raw.find_one(filter);
-        if let Some(sort) = self.sort {
+        let mut find = with_hint!(raw.find_one(filter), self.hint());
+        if let Some(sort) = self.sort.take() {
             find = find.sort(sort);
         }
         if let Some(projection) = P::projection() {
             find = find.projection(projection);
         }
-        let found = with_session!(find, session).map_err(find_error::<M>)?;
+        let found = with_session!(find, session).map_err(|e| self.error(e))?;
         found.as_ref().map(decode::<M, P>).transpose()
     }
 
@@ -388,9 +419,10 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     /// and sends it, in `session` when there is one.
     async fn open(mut self, session: Option<&'a mut ClientSession>) -> Result<DocStream<'a, P>> {
         let filter = self.stream_query()?;
+        self.require_unhinted().await?;
         let raw = self.repo.raw_docs();
-        let mut find = raw.find(filter);
-        if let Some(sort) = self.sort {
+        let mut find = with_hint!(raw.find(filter), self.hint());
+        if let Some(sort) = self.sort.take() {
             find = find.sort(sort);
         }
         if let Some(n) = self.limit {
@@ -403,11 +435,12 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         let (err, decode) = (find_error::<M>, decode::<M, P>);
         match session {
             Some(session) => {
-                let cursor = find.session(&mut *session).await.map_err(err)?;
+                let cursor = find.session(&mut *session).await;
+                let cursor = cursor.map_err(|e| self.error(e))?;
                 Ok(DocStream::in_session(cursor, session, decode, err))
             }
             None => {
-                let cursor = find.await.map_err(err)?;
+                let cursor = find.await.map_err(|e| self.error(e))?;
                 Ok(DocStream::new(cursor, decode, err))
             }
         }
@@ -508,10 +541,15 @@ impl<'a, M: Document> IntoFuture for Count<'a, M> {
         let session = self.session.take();
         let action = Action::new(M::COLLECTION, "count", self, |s, count: Self| async move {
             let filter = count.filter?;
-            if !count.scan {
-                guard::check::<M>(&filter, None)?;
+            let served = match count.scan {
+                true => None,
+                false => Some(guard::plan::<M>(&filter, None)?),
+            };
+            let hint = served.as_ref().and_then(|s| s.hint.clone());
+            if let Some(served) = served.as_ref().filter(|s| s.hint.is_none()) {
+                count.repo.require_indexes(&served.indexes).await?;
             }
-            count.repo.count_opt(s, filter).await
+            count.repo.count_opt(s, filter, hint).await
         });
         with_session(action, session).into_future()
     }

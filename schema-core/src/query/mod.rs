@@ -10,12 +10,19 @@
 //! **The rule.** A query is served when some index of the model (or the
 //! `_id` index) has a key prefix made of
 //!
-//! 1. every field the query tests for equality (in any order),
+//! 1. fields the query tests for equality (in any order),
 //! 2. then the sort fields, in the sort's order, with the sort's directions
 //!    or all of them reversed (a sort field the query also tests for
 //!    equality is constant, so it is dropped from the sort),
 //! 3. then at most one field the query tests with a range (a range on a sort
-//!    field is part of the sort).
+//!    field is part of the sort),
+//!
+//! and every other field the query tests for equality comes later in that
+//! index (equality, range, equality: `{status, seats, odo}` serves
+//! `{status: "a", seats: {$gt: 2}, odo: 7}`, the server bounding all three
+//! keys; it reads one run of keys per distinct `seats` value, 7 keys for 1
+//! document in one measure, so order an index equality, sort, range for the
+//! tightest scan), provided a leading equality or the range bounds the scan.
 //!
 //! Equality on `_id`, or on every key of a unique index, is always served (it
 //! reads at most one document per value). A query with no condition and no
@@ -30,15 +37,16 @@
 //! - range: `$gt`, `$gte`, `$lt`, `$lte`, `$ne`, `$nin`, `$exists`, `$regex`,
 //!   `$type`, `$not`;
 //! - `$and` is flattened;
-//! - `$elemMatch` is checked on the documents the other conditions find: it
-//!   is served when they are (`{"items.sku": "a", items: {$elemMatch: {sku:
-//!   "a", qty: 2}}}` rides an index on `items.sku`), and alone it is not
-//!   (the test server plans it as a collection scan, so the guard does not
-//!   count on an index bounding it);
-//! - no index can bound `$where`, `$expr`, `$text`, `$nor`, `$size`, `$mod`,
-//!   the `$bits...` tests, nor an operator this guard does not know: a
-//!   query with one of them is served only through an equality on `_id` (or
-//!   on a unique index).
+//! - checked on the documents the other conditions find, so served when
+//!   they are, and alone not: `$elemMatch` (`{"items.sku": "a", items:
+//!   {$elemMatch: {sku: "a", qty: 2}}}` rides an index on `items.sku`; the
+//!   test server plans it alone as a collection scan), `$nor` (a typed
+//!   filter's `!`: `depot.eq("north") & !status.eq("active")` rides the
+//!   `depot` index) and `$expr`;
+//! - no index can bound `$where`, `$text`, `$size`, `$mod`, the `$bits...`
+//!   tests, nor an operator this guard does not know: a query with one of
+//!   them is served only through an equality on `_id` (or on a unique
+//!   index).
 //!
 //! **Paths and arrays.** A dotted path is served by an index on that same
 //! path: an index on `profile.displayName` serves `{"profile.displayName": x}`
@@ -48,9 +56,25 @@
 //! field; a sort on such a path is not, because the server sorts arrays in
 //! memory.
 //!
-//! **Index options.** A partial index serves no query here (whether a
-//! filter implies the partial filter is not checked), and a sparse index
-//! only a query with a non-null equality on its first key.
+//! **Index options.** A sparse index holds the documents that have one of
+//! its fields, so it serves a query that every matching document has such a
+//! field for: a non-null equality, a range (`$gt`, `$gte`, `$lt`, `$lte` on
+//! a value other than null), `$exists: true`, `$regex`, `$type` (not
+//! `$ne`, `$nin`, `$not`, `$exists: false` or equality with null, which
+//! match documents without it). A partial index serves a query whose
+//! conditions imply its filter (equalities, `$exists: true`, comparisons
+//! and `$type`, in a conjunction: `{status: "live", rank: {$gt: 10}}`
+//! implies `{status: "live", rank: {$gte: 10}}`); the query's conditions on
+//! the filter's fields are then checked on what the index finds.
+//!
+//! **On the server.** The index the guard found is sent with the query as
+//! its `hint` (when one index serves every branch), so the server uses that
+//! index or refuses: a query sent before `sync`, or after the index was
+//! dropped, is [`Error::MissingIndex`](crate::Error::MissingIndex) naming
+//! it, with nothing scanned. A query whose `$or` branches ride different
+//! indexes is sent without a hint, once the repository has seen each of
+//! them in `listIndexes` (asked once per index and repository, and again
+//! after a hinted query found one gone).
 //!
 //! The escape hatch is `.scan()` on the query builder: a collection scan on
 //! purpose, greppable. Refusals are [`Error::Unindexed`](crate::Error::Unindexed),
@@ -58,9 +82,10 @@
 //! your own.
 
 mod find;
-mod guard;
+pub(crate) mod guard;
 pub mod keyset;
 mod projection;
+pub(crate) mod served;
 mod sort;
 mod stream;
 

@@ -426,7 +426,7 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
             C::COLLECTION,
             "count_children",
             (),
-            move |s, ()| async move { repo.count_opt(s, filter?).await },
+            move |s, ()| async move { repo.count_opt(s, filter?, None).await },
         )
     }
 

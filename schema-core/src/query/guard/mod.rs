@@ -1,5 +1,8 @@
 //! The index guard (its rule is in the [`query`](crate::query) docs).
 
+mod branch;
+mod implied;
+
 use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::{OnceLock, RwLock};
@@ -9,10 +12,7 @@ use bson::{Bson, Document as BsonDocument};
 use crate::error::{Error, QueryFields, Result};
 use crate::index::Direction;
 use crate::model::Document;
-
-/// The most `$or` branches (after distributing nested `$or`s and `$and`s)
-/// the guard checks; a filter with more is treated as one no index serves.
-const MAX_BRANCHES: usize = 64;
+use branch::{branches, Branch, Kind};
 
 /// Checks that an index of `M` serves the query `filter` sorted by `sort`
 /// (see the module docs); [`Error::Unindexed`] naming the model, the fields
@@ -47,18 +47,46 @@ const MAX_BRANCHES: usize = 64;
 /// assert!(err.to_string().contains(r#"#[document(index(keys("views" = asc)))]"#));
 /// ```
 pub fn check<M: Document>(filter: &BsonDocument, sort: Option<&BsonDocument>) -> Result<()> {
+    plan::<M>(filter, sort).map(drop)
+}
+
+/// The indexes that serve a query, as [`plan`] finds them.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Served {
+    /// The key pattern of the index that serves every branch, when one does
+    /// (always without `$or`): the query is sent with it as its `hint`.
+    pub(crate) hint: Option<BsonDocument>,
+    /// The key pattern of each index a branch rides (one per branch, without
+    /// repeats).
+    pub(crate) indexes: Vec<BsonDocument>,
+}
+
+/// [`check`], and which indexes serve the query.
+pub(crate) fn plan<M: Document>(
+    filter: &BsonDocument,
+    sort: Option<&BsonDocument>,
+) -> Result<Served> {
     let model = model_of::<M>();
     let sort = match sort.map(parse_sort).transpose() {
         Ok(sort) => sort.unwrap_or_default(),
         Err(op) => return Err(refusal::<M>(model, &Branch::blocked(op), &[])),
     };
-    let branches = branches(filter);
-    for branch in &branches {
-        if !model.serves(branch, &sort) {
-            return Err(refusal::<M>(model, branch, &sort));
+    let mut indexes: Vec<&Index> = Vec::new();
+    for branch in &branches(filter) {
+        match model.serving(branch, &sort) {
+            Some(index) => {
+                if !indexes.iter().any(|i| std::ptr::eq(*i, index)) {
+                    indexes.push(index);
+                }
+            }
+            None => return Err(refusal::<M>(model, branch, &sort)),
         }
     }
-    Ok(())
+    let keys: Vec<BsonDocument> = indexes.iter().map(|i| i.key_document()).collect();
+    Ok(Served {
+        hint: (keys.len() == 1).then(|| keys[0].clone()),
+        indexes: keys,
+    })
 }
 
 /// What the guard needs of a model, computed once per model type.
@@ -73,7 +101,51 @@ struct Index {
     keys: Vec<(String, Direction)>,
     unique: bool,
     sparse: bool,
-    partial: bool,
+    partial: Option<BsonDocument>,
+}
+
+impl Index {
+    fn id() -> Index {
+        Index {
+            keys: vec![("_id".to_owned(), Direction::Asc)],
+            unique: true,
+            sparse: false,
+            partial: None,
+        }
+    }
+
+    fn of(spec: crate::index::IndexSpec) -> Index {
+        Index {
+            keys: spec.keys,
+            unique: spec.unique,
+            sparse: spec.sparse,
+            partial: spec.partial_filter,
+        }
+    }
+
+    /// The key pattern, as `hint` and `listIndexes` give it.
+    fn key_document(&self) -> BsonDocument {
+        self.keys
+            .iter()
+            .map(|(k, d)| {
+                (
+                    k.clone(),
+                    Bson::Int32(if *d == Direction::Asc { 1 } else { -1 }),
+                )
+            })
+            .collect()
+    }
+
+    /// Whether the index holds every document `branch` matches: a sparse
+    /// index those with one of its fields, a partial index those its filter
+    /// passes.
+    fn holds_all_of(&self, branch: &Branch) -> bool {
+        (!self.sparse || self.keys.iter().any(|(k, _)| branch.has(k)))
+            && self
+                .partial
+                .as_ref()
+                .is_none_or(|filter| implied::implies(branch, filter))
+    }
 }
 
 fn model_of<M: Document>() -> &'static Model {
@@ -83,18 +155,8 @@ fn model_of<M: Document>() -> &'static Model {
     if let Some(model) = models.read().ok().and_then(|m| m.get(&id).copied()) {
         return model;
     }
-    let mut indexes = vec![Index {
-        keys: vec![("_id".to_owned(), Direction::Asc)],
-        unique: true,
-        sparse: false,
-        partial: false,
-    }];
-    indexes.extend(M::indexes().into_iter().map(|spec| Index {
-        keys: spec.keys,
-        unique: spec.unique,
-        sparse: spec.sparse,
-        partial: spec.partial_filter.is_some(),
-    }));
+    let mut indexes = vec![Index::id()];
+    indexes.extend(M::indexes().into_iter().map(Index::of));
     let mut arrays = Vec::new();
     array_paths(&M::json_schema(), "", &mut arrays);
     // One model per type, kept for the life of the process.
@@ -147,252 +209,105 @@ impl Model {
         })
     }
 
-    /// Whether some index serves `branch` sorted by `sort` (the module docs'
-    /// rule).
-    fn serves(&self, branch: &Branch, sort: &[(String, Direction)]) -> bool {
-        let point = |index: &Index| {
+    /// The index that serves `branch` sorted by `sort` (the module docs'
+    /// rule), if one does.
+    fn serving(&self, branch: &Branch, sort: &[(String, Direction)]) -> Option<&Index> {
+        let point = |index: &&Index| {
             index.unique
-                && !index.partial
+                && index.holds_all_of(branch)
                 && index
                     .keys
                     .iter()
                     .all(|(k, _)| branch.kind(k).is_some_and(|kind| kind.is_eq(index.sparse)))
         };
-        if self.indexes.iter().any(point) {
-            return true;
+        if let Some(index) = self.indexes.iter().find(point) {
+            return Some(index);
         }
         if !branch.blockers.is_empty() {
-            return false;
+            return None;
         }
-        let eq: Vec<&str> = branch.fields_of(|k| matches!(k, Kind::Eq { .. }));
-        let sort: Vec<&(String, Direction)> = sort
-            .iter()
-            .filter(|(k, _)| !eq.contains(&k.as_str()))
-            .collect();
-        if sort.iter().any(|(k, _)| self.is_array(k)) {
-            return false;
-        }
-        let ranges: Vec<&str> = branch
-            .fields_of(|k| matches!(k, Kind::Range))
-            .into_iter()
-            .filter(|r| !sort.iter().any(|(k, _)| k == r))
-            .collect();
-        if ranges.len() > 1 || (eq.is_empty() && sort.is_empty() && ranges.is_empty()) {
-            return false;
-        }
-        self.indexes.iter().any(|index| {
-            if index.partial || index.keys.len() < eq.len() + sort.len() + ranges.len() {
+        self.indexes.iter().find(|index| {
+            if !index.holds_all_of(branch) {
                 return false;
             }
-            if index.sparse
-                && !index.keys.first().is_some_and(|(k, _)| {
-                    branch
-                        .kind(k)
-                        .is_some_and(|kind| matches!(kind, Kind::Eq { null: false }))
-                })
-            {
-                return false;
-            }
-            let (prefix, rest) = index.keys.split_at(eq.len());
-            if !prefix.iter().all(|(k, _)| eq.contains(&k.as_str())) {
-                return false;
-            }
-            let (sorted, rest) = rest.split_at(sort.len());
-            let forward = sorted.iter().zip(&sort).all(|(a, b)| a == *b);
-            let backward = sorted
+            // Conditions on a partial index's filter fields (not its keys)
+            // are what puts a document in it: checked on what it finds.
+            let mut filter_fields = index
+                .partial
+                .as_ref()
+                .map(implied::fields)
+                .unwrap_or_default();
+            filter_fields.retain(|f| !index.keys.iter().any(|(k, _)| k == f));
+            let tested = |which: fn(&Kind) -> bool| -> Vec<&str> {
+                branch
+                    .fields_of(which)
+                    .into_iter()
+                    .filter(|f| !filter_fields.iter().any(|x| x == f))
+                    .collect()
+            };
+            let eq = tested(|k| matches!(k, Kind::Eq { .. }));
+            let sort: Vec<&(String, Direction)> = sort
                 .iter()
-                .zip(&sort)
-                .all(|(a, b)| a.0 == b.0 && a.1 != b.1);
-            if !(forward || backward) {
+                .filter(|(k, _)| !eq.contains(&k.as_str()))
+                .collect();
+            if sort.iter().any(|(k, _)| self.is_array(k)) {
                 return false;
             }
-            ranges.first().is_none_or(|r| rest[0].0 == *r)
+            let ranges: Vec<&str> = tested(|k| matches!(k, Kind::Range))
+                .into_iter()
+                .filter(|r| !sort.iter().any(|(k, _)| k == r))
+                .collect();
+            if ranges.len() > 1 || (eq.is_empty() && sort.is_empty() && ranges.is_empty()) {
+                return false;
+            }
+            bounds(&index.keys, &eq, &sort, ranges.first())
         })
     }
 }
 
-/// How a query tests one field.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Kind {
-    /// Equality (`null` when the value is null or `$in` holds null).
-    Eq { null: bool },
-    /// A range or another test an index scans (`$gt`, `$ne`, `$regex`...).
-    Range,
-}
-
-impl Kind {
-    fn is_eq(self, sparse: bool) -> bool {
-        match self {
-            Kind::Eq { null } => !(sparse && null),
-            Kind::Range => false,
-        }
+/// Whether an index with `keys` bounds a query with equality on `eq`, sorted
+/// by `sort` and with at most one `range`: its keys start with equality
+/// fields (in any order), then the sort (forward or all reversed), then the
+/// range; an equality field left over may come later in the index (the
+/// server bounds it there too: equality, range, equality), as long as a
+/// leading equality or the range bounds the scan.
+fn bounds(
+    keys: &[(String, Direction)],
+    eq: &[&str],
+    sort: &[&(String, Direction)],
+    range: Option<&&str>,
+) -> bool {
+    let leading = keys
+        .iter()
+        .take_while(|(k, _)| eq.contains(&k.as_str()))
+        .count();
+    let rest = &keys[leading..];
+    if rest.len() < sort.len() {
+        return false;
     }
-}
-
-/// One conjunction of conditions: the whole filter, or one branch of its `$or`s.
-#[derive(Debug, Clone, Default)]
-struct Branch {
-    /// Each field tested, with how (equality wins over a range on one field).
-    fields: Vec<(String, Kind)>,
-    /// The operators no index bounds (`$where`, `$size` on `tags`...).
-    blockers: Vec<String>,
-    /// The tests applied to the documents the other conditions find
-    /// (`$elemMatch`): served when those are.
-    residual: Vec<String>,
-}
-
-impl Branch {
-    fn blocked(what: String) -> Self {
-        Branch {
-            blockers: vec![what],
-            ..Branch::default()
-        }
+    let (sorted, rest) = rest.split_at(sort.len());
+    let forward = sorted.iter().zip(sort).all(|(a, b)| a == *b);
+    let backward = sorted
+        .iter()
+        .zip(sort)
+        .all(|(a, b)| a.0 == b.0 && a.1 != b.1);
+    if !(forward || backward) {
+        return false;
     }
-
-    fn kind(&self, field: &str) -> Option<Kind> {
-        self.fields
-            .iter()
-            .find(|(f, _)| f == field)
-            .map(|(_, kind)| *kind)
-    }
-
-    fn fields_of(&self, which: impl Fn(&Kind) -> bool) -> Vec<&str> {
-        self.fields
-            .iter()
-            .filter(|(_, kind)| which(kind))
-            .map(|(f, _)| f.as_str())
-            .collect()
-    }
-
-    fn add(&mut self, field: String, kind: Kind) {
-        match self.fields.iter_mut().find(|(f, _)| *f == field) {
-            Some((_, old)) => {
-                *old = match (*old, kind) {
-                    (Kind::Eq { null: a }, Kind::Eq { null: b }) => Kind::Eq { null: a && b },
-                    (eq @ Kind::Eq { .. }, _) | (_, eq @ Kind::Eq { .. }) => eq,
-                    (Kind::Range, Kind::Range) => Kind::Range,
-                }
-            }
-            None => self.fields.push((field, kind)),
-        }
-    }
-
-    fn merge(&self, other: &Branch) -> Branch {
-        let mut merged = self.clone();
-        merged.absorb(other.clone());
-        merged
-    }
-
-    /// Adds `other`'s conditions to this branch.
-    fn absorb(&mut self, other: Branch) {
-        for (f, kind) in other.fields {
-            self.add(f, kind);
-        }
-        self.blockers.extend(other.blockers);
-        self.residual.extend(other.residual);
-    }
-}
-
-/// The filter as a disjunction of conjunctions (one branch without `$or`).
-fn branches(filter: &BsonDocument) -> Vec<Branch> {
-    conjunction(filter, "")
-}
-
-/// Every pair of `left` and `right` merged, or one blocked branch past
-/// [`MAX_BRANCHES`].
-fn cross(mut left: Vec<Branch>, right: Vec<Branch>) -> Vec<Branch> {
-    if left.len() == 1 && right.len() == 1 {
-        // The common case (no `$or`): one branch grows, nothing is copied.
-        right.into_iter().for_each(|r| left[0].absorb(r));
-        return left;
-    }
-    if left.len() * right.len() > MAX_BRANCHES {
-        return vec![Branch::blocked(format!(
-            "more than {MAX_BRANCHES} `$or` branches"
-        ))];
-    }
-    left.iter()
-        .flat_map(|l| right.iter().map(move |r| l.merge(r)))
-        .collect()
-}
-
-/// The branches of the conditions of `doc`, whose fields are under `prefix`
-/// (`""`, or `items.` inside an `$elemMatch`).
-fn conjunction(doc: &BsonDocument, prefix: &str) -> Vec<Branch> {
-    let mut out = vec![Branch::default()];
-    for (key, value) in doc {
-        let parts = match key.as_str() {
-            "$comment" => continue,
-            "$and" | "$or" => match value.as_array() {
-                Some(items) => {
-                    let subs = items.iter().map(|item| match item {
-                        Bson::Document(d) => conjunction(d, prefix),
-                        _ => vec![Branch::blocked(format!(
-                            "`{key}` item that is not a document"
-                        ))],
-                    });
-                    if key == "$and" {
-                        subs.fold(vec![Branch::default()], cross)
-                    } else {
-                        let alternatives: Vec<Branch> = subs.flatten().collect();
-                        if alternatives.is_empty() {
-                            vec![Branch::blocked("an empty `$or`".to_owned())]
-                        } else {
-                            alternatives
-                        }
-                    }
-                }
-                None => vec![Branch::blocked(format!("`{key}` that is not an array"))],
-            },
-            op if op.starts_with('$') => vec![Branch::blocked(format!("`{op}`"))],
-            field if prefix.is_empty() => field_branches(field, value),
-            field => field_branches(&format!("{prefix}{field}"), value),
-        };
-        out = cross(out, parts);
-    }
-    out
-}
-
-/// The branches of one field's condition `value`.
-fn field_branches(path: &str, value: &Bson) -> Vec<Branch> {
-    let mut branch = Branch::default();
-    let ops = match value {
-        Bson::Document(d) if d.keys().next().is_some_and(|k| k.starts_with('$')) => d,
-        Bson::Null => {
-            branch.add(path.to_owned(), Kind::Eq { null: true });
-            return vec![branch];
-        }
-        _ => {
-            branch.add(path.to_owned(), Kind::Eq { null: false });
-            return vec![branch];
-        }
+    let rest = match range {
+        Some(r) => match rest.split_first() {
+            Some(((k, _), after)) if k == *r => after,
+            _ => return false,
+        },
+        None => rest,
     };
-    for (op, arg) in ops {
-        match op.as_str() {
-            "$eq" => branch.add(
-                path.to_owned(),
-                Kind::Eq {
-                    null: matches!(arg, Bson::Null),
-                },
-            ),
-            "$in" => branch.add(
-                path.to_owned(),
-                Kind::Eq {
-                    null: arg
-                        .as_array()
-                        .is_none_or(|a| a.iter().any(|v| matches!(v, Bson::Null))),
-                },
-            ),
-            "$all" => branch.add(path.to_owned(), Kind::Eq { null: false }),
-            "$gt" | "$gte" | "$lt" | "$lte" | "$ne" | "$nin" | "$exists" | "$regex"
-            | "$options" | "$type" | "$not" => branch.add(path.to_owned(), Kind::Range),
-            // Checked on the documents the rest of the query finds: the
-            // test server bounds no index with it.
-            "$elemMatch" => branch.residual.push(format!("`$elemMatch` on `{path}`")),
-            other => branch.blockers.push(format!("`{other}` on `{path}`")),
-        }
-    }
-    vec![branch]
+    let left_over: Vec<&&str> = eq
+        .iter()
+        .filter(|e| !keys[..leading].iter().any(|(k, _)| k == **e))
+        .collect();
+    left_over.is_empty()
+        || ((leading > 0 || range.is_some())
+            && left_over.iter().all(|e| rest.iter().any(|(k, _)| k == **e)))
 }
 
 /// The sort document as keys and directions; the operator that makes it one
@@ -475,18 +390,8 @@ mod tests {
     use bson::doc;
 
     fn model(specs: Vec<IndexSpec>, schema: BsonDocument) -> Model {
-        let mut indexes = vec![Index {
-            keys: vec![("_id".to_owned(), Direction::Asc)],
-            unique: true,
-            sparse: false,
-            partial: false,
-        }];
-        indexes.extend(specs.into_iter().map(|spec| Index {
-            keys: spec.keys,
-            unique: spec.unique,
-            sparse: spec.sparse,
-            partial: spec.partial_filter.is_some(),
-        }));
+        let mut indexes = vec![Index::id()];
+        indexes.extend(specs.into_iter().map(Index::of));
         let mut arrays = Vec::new();
         array_paths(&schema, "", &mut arrays);
         Model { indexes, arrays }
@@ -515,6 +420,10 @@ mod tests {
         sparse.sparse = true;
         let mut partial = spec(&[("score", -1)]);
         partial.partial_filter = Some(doc! { "score": { "$exists": true } });
+        let mut live = spec(&[("region", 1)]);
+        live.partial_filter = Some(doc! { "status": "live", "rank": { "$gte": 10 } });
+        let mut sparse_pair = spec(&[("a", 1), ("b", 1)]);
+        sparse_pair.sparse = true;
         model(
             vec![
                 spec(&[("authorId", 1), ("at", -1), ("_id", -1)]),
@@ -524,6 +433,9 @@ mod tests {
                 unique,
                 sparse,
                 partial,
+                live,
+                sparse_pair,
+                spec(&[("status", 1), ("seats", 1), ("odo", 1)]),
             ],
             doc! { "properties": {
                 "tags": { "bsonType": "array", "items": { "bsonType": "string" } },
@@ -536,7 +448,9 @@ mod tests {
     fn served(filter: BsonDocument, sort: BsonDocument) -> bool {
         let sort = parse_sort(&sort).unwrap();
         let m = posts();
-        branches(&filter).iter().all(|b| m.serves(b, &sort))
+        branches(&filter)
+            .iter()
+            .all(|b| m.serving(b, &sort).is_some())
     }
 
     #[test]
@@ -627,6 +541,7 @@ mod tests {
             doc! { "$expr": { "$eq": ["$a", 1] } },
             doc! { "$text": { "$search": "x" } },
             doc! { "$nor": [{ "authorId": "a" }] },
+            doc! { "authorId": "a", "$where": "true" },
             doc! { "authorId": "a", "tags": { "$size": 2 } },
             doc! { "authorId": { "$mystery": 1 } },
         ] {
@@ -653,7 +568,66 @@ mod tests {
         assert!(!served(doc! {}, doc! { "items.sku": 1 }));
         assert!(served(doc! { "nick": "n" }, doc! {}));
         assert!(!served(doc! { "nick": null }, doc! {}));
-        assert!(!served(doc! { "nick": { "$gt": "a" } }, doc! {}));
-        assert!(!served(doc! { "score": { "$gt": 1 } }, doc! {}));
+    }
+
+    #[test]
+    fn nor_and_expr_are_checked_on_what_an_index_finds() {
+        assert!(served(
+            doc! { "authorId": "a", "$nor": [{ "title": "x" }] },
+            doc! {}
+        ));
+        assert!(served(
+            doc! { "authorId": "a", "$expr": { "$gt": ["$views", "$at"] } },
+            doc! { "at": -1 }
+        ));
+        // Alone, or in an `$or` branch of their own: nothing bounds them.
+        assert!(!served(doc! { "$nor": [{ "title": "x" }] }, doc! {}));
+        assert!(!served(
+            doc! { "$or": [{ "authorId": "a" }, { "$expr": { "$eq": ["$a", 1] } }] },
+            doc! {}
+        ));
+    }
+
+    #[test]
+    fn a_sparse_index_serves_what_needs_its_field() {
+        assert!(served(doc! { "nick": { "$gt": "a" } }, doc! {}));
+        assert!(served(doc! { "nick": { "$exists": true } }, doc! {}));
+        assert!(served(doc! { "nick": { "$regex": "^a" } }, doc! {}));
+        assert!(!served(doc! { "nick": { "$exists": false } }, doc! {}));
+        assert!(!served(doc! { "nick": { "$ne": "a" } }, doc! {}));
+        assert!(!served(doc! { "nick": { "$gte": null } }, doc! {}));
+        // A compound sparse index holds the documents with any of its keys.
+        assert!(served(doc! { "a": 1, "b": { "$gt": 2 } }, doc! {}));
+        assert!(served(doc! { "a": null, "b": { "$gt": 2 } }, doc! {}));
+        assert!(!served(doc! { "a": null }, doc! {}));
+    }
+
+    #[test]
+    fn a_partial_index_serves_what_implies_its_filter() {
+        assert!(served(doc! { "score": { "$gt": 1 } }, doc! {}));
+        assert!(served(doc! { "score": 3 }, doc! {}));
+        assert!(!served(doc! { "score": { "$ne": 1 } }, doc! {}));
+        assert!(served(
+            doc! { "region": "eu", "status": "live", "rank": { "$gt": 10 } },
+            doc! {}
+        ));
+        assert!(!served(
+            doc! { "region": "eu", "status": "live", "rank": { "$gt": 9 } },
+            doc! {}
+        ));
+        assert!(!served(doc! { "region": "eu", "status": "live" }, doc! {}));
+    }
+
+    #[test]
+    fn equality_after_the_range_is_bounded_too() {
+        // {status, seats, odo}: equality, range, equality.
+        assert!(served(
+            doc! { "status": "a", "seats": { "$gt": 2 }, "odo": 7 },
+            doc! {}
+        ));
+        assert!(served(doc! { "status": "a", "odo": 7 }, doc! {}));
+        // Nothing bounds the scan before the left-over equality.
+        assert!(!served(doc! { "odo": 7 }, doc! {}));
+        assert!(!served(doc! { "odo": 7 }, doc! { "status": 1 }));
     }
 }

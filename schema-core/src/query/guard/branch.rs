@@ -1,0 +1,244 @@
+//! A filter read as the guard reads it: a disjunction of [`Branch`]es (one
+//! when there is no `$or`), each the fields it tests, how, and what no index
+//! bounds.
+
+use bson::{Bson, Document as BsonDocument};
+
+/// The most `$or` branches (after distributing nested `$or`s and `$and`s)
+/// the guard checks; a filter with more is treated as one no index serves.
+const MAX_BRANCHES: usize = 64;
+
+/// How a query tests one field.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Kind {
+    /// Equality (`null` when the value is null or `$in` holds null).
+    Eq { null: bool },
+    /// A range or another test an index scans (`$gt`, `$ne`, `$regex`...).
+    Range,
+}
+
+impl Kind {
+    /// Equality that a sparse index (which leaves out documents without the
+    /// field) still answers in full when `sparse`.
+    pub(super) fn is_eq(self, sparse: bool) -> bool {
+        match self {
+            Kind::Eq { null } => !(sparse && null),
+            Kind::Range => false,
+        }
+    }
+}
+
+/// One field a branch tests: how, whether a document missing the field can
+/// match, and the conditions themselves (`(operator, value)`, `$eq` for a
+/// plain value), for the partial-filter check.
+#[derive(Debug, Clone)]
+pub(super) struct Tested {
+    pub(super) path: String,
+    pub(super) kind: Kind,
+    /// Every document that matches has the field (it may hold null): a
+    /// sparse index holds all of them.
+    pub(super) present: bool,
+    pub(super) conditions: Vec<(String, Bson)>,
+}
+
+/// One conjunction of conditions: the whole filter, or one branch of its `$or`s.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Branch {
+    /// Each field tested, with how (equality wins over a range on one field).
+    pub(super) fields: Vec<Tested>,
+    /// The operators no index bounds (`$where`, `$size` on `tags`...).
+    pub(super) blockers: Vec<String>,
+    /// The tests applied to the documents the other conditions find
+    /// (`$elemMatch`, `$nor`, `$expr`): served when those are.
+    pub(super) residual: Vec<String>,
+}
+
+impl Branch {
+    pub(super) fn blocked(what: String) -> Self {
+        Branch {
+            blockers: vec![what],
+            ..Branch::default()
+        }
+    }
+
+    pub(super) fn field(&self, path: &str) -> Option<&Tested> {
+        self.fields.iter().find(|f| f.path == path)
+    }
+
+    pub(super) fn kind(&self, path: &str) -> Option<Kind> {
+        self.field(path).map(|f| f.kind)
+    }
+
+    /// Whether every document the branch matches has the field `path`.
+    pub(super) fn has(&self, path: &str) -> bool {
+        self.field(path).is_some_and(|f| f.present)
+    }
+
+    pub(super) fn fields_of(&self, which: impl Fn(&Kind) -> bool) -> Vec<&str> {
+        self.fields
+            .iter()
+            .filter(|f| which(&f.kind))
+            .map(|f| f.path.as_str())
+            .collect()
+    }
+
+    fn add(&mut self, path: &str, kind: Kind, present: bool, condition: (String, Bson)) {
+        match self.fields.iter_mut().find(|f| f.path == path) {
+            Some(field) => {
+                field.kind = match (field.kind, kind) {
+                    (Kind::Eq { null: a }, Kind::Eq { null: b }) => Kind::Eq { null: a && b },
+                    (eq @ Kind::Eq { .. }, _) | (_, eq @ Kind::Eq { .. }) => eq,
+                    (Kind::Range, Kind::Range) => Kind::Range,
+                };
+                // A conjunction: one condition that needs the field is enough.
+                field.present |= present;
+                field.conditions.push(condition);
+            }
+            None => self.fields.push(Tested {
+                path: path.to_owned(),
+                kind,
+                present,
+                conditions: vec![condition],
+            }),
+        }
+    }
+
+    fn merge(&self, other: &Branch) -> Branch {
+        let mut merged = self.clone();
+        merged.absorb(other.clone());
+        merged
+    }
+
+    /// Adds `other`'s conditions to this branch.
+    fn absorb(&mut self, other: Branch) {
+        for f in other.fields {
+            for condition in f.conditions {
+                self.add(&f.path, f.kind, f.present, condition);
+            }
+        }
+        self.blockers.extend(other.blockers);
+        self.residual.extend(other.residual);
+    }
+}
+
+/// The filter as a disjunction of conjunctions (one branch without `$or`).
+pub(super) fn branches(filter: &BsonDocument) -> Vec<Branch> {
+    conjunction(filter, "")
+}
+
+/// Every pair of `left` and `right` merged, or one blocked branch past
+/// [`MAX_BRANCHES`].
+fn cross(mut left: Vec<Branch>, right: Vec<Branch>) -> Vec<Branch> {
+    if left.len() == 1 && right.len() == 1 {
+        // The common case (no `$or`): one branch grows, nothing is copied.
+        right.into_iter().for_each(|r| left[0].absorb(r));
+        return left;
+    }
+    if left.len() * right.len() > MAX_BRANCHES {
+        return vec![Branch::blocked(format!(
+            "more than {MAX_BRANCHES} `$or` branches"
+        ))];
+    }
+    left.iter()
+        .flat_map(|l| right.iter().map(move |r| l.merge(r)))
+        .collect()
+}
+
+/// The branches of the conditions of `doc`, whose fields are under `prefix`
+/// (`""`, or `items.` inside an `$elemMatch`).
+fn conjunction(doc: &BsonDocument, prefix: &str) -> Vec<Branch> {
+    let mut out = vec![Branch::default()];
+    for (key, value) in doc {
+        let parts = match key.as_str() {
+            "$comment" => continue,
+            "$and" | "$or" => match value.as_array() {
+                Some(items) => {
+                    let subs = items.iter().map(|item| match item {
+                        Bson::Document(d) => conjunction(d, prefix),
+                        _ => vec![Branch::blocked(format!(
+                            "`{key}` item that is not a document"
+                        ))],
+                    });
+                    if key == "$and" {
+                        subs.fold(vec![Branch::default()], cross)
+                    } else {
+                        let alternatives: Vec<Branch> = subs.flatten().collect();
+                        if alternatives.is_empty() {
+                            vec![Branch::blocked("an empty `$or`".to_owned())]
+                        } else {
+                            alternatives
+                        }
+                    }
+                }
+                None => vec![Branch::blocked(format!("`{key}` that is not an array"))],
+            },
+            // Tested on the documents the other conditions find: a `!` of a
+            // typed filter (`$nor`), a computed comparison (`$expr`).
+            "$nor" | "$expr" => vec![Branch {
+                residual: vec![format!("`{key}`")],
+                ..Branch::default()
+            }],
+            op if op.starts_with('$') => vec![Branch::blocked(format!("`{op}`"))],
+            field if prefix.is_empty() => field_branches(field, value),
+            field => field_branches(&format!("{prefix}{field}"), value),
+        };
+        out = cross(out, parts);
+    }
+    out
+}
+
+/// Whether a comparison with `value` can match a document without the
+/// field: MongoDB compares a missing field as null, so `{$gte: null}`,
+/// `{$lte: null}` and comparisons with `MinKey`/`MaxKey` do.
+fn compares_missing(value: &Bson) -> bool {
+    matches!(value, Bson::Null | Bson::MinKey | Bson::MaxKey)
+}
+
+/// The branches of one field's condition `value`.
+fn field_branches(path: &str, value: &Bson) -> Vec<Branch> {
+    let mut branch = Branch::default();
+    let ops = match value {
+        Bson::Document(d) if d.keys().next().is_some_and(|k| k.starts_with('$')) => d,
+        other => {
+            let null = matches!(other, Bson::Null);
+            let condition = ("$eq".to_owned(), other.clone());
+            branch.add(path, Kind::Eq { null }, !null, condition);
+            return vec![branch];
+        }
+    };
+    for (op, arg) in ops {
+        let condition = (op.clone(), arg.clone());
+        match op.as_str() {
+            "$eq" => {
+                let null = matches!(arg, Bson::Null);
+                branch.add(path, Kind::Eq { null }, !null, condition);
+            }
+            "$in" => {
+                let null = arg
+                    .as_array()
+                    .is_none_or(|a| a.iter().any(|v| matches!(v, Bson::Null)));
+                branch.add(path, Kind::Eq { null }, !null, condition);
+            }
+            "$all" => branch.add(path, Kind::Eq { null: false }, true, condition),
+            "$gt" | "$gte" | "$lt" | "$lte" => {
+                let present = !compares_missing(arg);
+                branch.add(path, Kind::Range, present, condition);
+            }
+            "$exists" => {
+                let present = arg.as_bool().unwrap_or(true);
+                branch.add(path, Kind::Range, present, condition);
+            }
+            // Never match a missing field: a regex needs a string, a type
+            // test a value (a null one for `$type: "null"`).
+            "$regex" | "$type" => branch.add(path, Kind::Range, true, condition),
+            "$options" => branch.add(path, Kind::Range, false, condition),
+            // Match documents without the field too.
+            "$ne" | "$nin" | "$not" => branch.add(path, Kind::Range, false, condition),
+            // Checked on the documents the rest of the query finds: the
+            // test server bounds no index with it.
+            "$elemMatch" => branch.residual.push(format!("`$elemMatch` on `{path}`")),
+            other => branch.blockers.push(format!("`{other}` on `{path}`")),
+        }
+    }
+    vec![branch]
+}
