@@ -472,11 +472,10 @@ async fn main() {
                 let author = format!("user_{}", i % authors);
                 let (at, id) = &raw_cursors[i % authors];
                 let page: Vec<Post> = raw
-                    .find(doc! {
-                        "authorId": author,
-                        "at": { "$lte": at },
-                        "$or": [ { "at": { "$lt": at } }, { "_id": { "$lt": id } } ],
-                    })
+                    .find(doc! { "$and": [
+                        { "authorId": author, "at": { "$lte": at } },
+                        { "$or": [ { "at": { "$lt": at } }, { "_id": { "$lt": id } } ] },
+                    ] })
                     .sort(doc! { "at": -1, "_id": -1 })
                     .limit(10)
                     .batch_size(10)

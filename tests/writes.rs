@@ -450,6 +450,13 @@ async fn the_index_guard_refuses_an_unindexed_write_filter_before_sending() {
         .await
         .unwrap();
     assert_eq!(r.modified, 1);
+    // The first write on the reference's index asks once that the server
+    // has it; the next sends the update alone.
+    assert_eq!(log.take_operations(), ["listIndexes", "update"]);
+    posts
+        .update_many(f.author_id.eq("ada"), f.title.set("Uno"))
+        .await
+        .unwrap();
     assert_eq!(log.operations(), ["update"]);
     // A scan on purpose: sent.
     assert_eq!(

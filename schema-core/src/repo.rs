@@ -26,7 +26,8 @@
 //! # }
 //! ```
 
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
 
 use bson::{doc, Bson, Document as BsonDocument, RawDocumentBuf};
 use mongodb::{ClientSession, Collection, Database};
@@ -57,7 +58,7 @@ pub struct Repo<M: Document> {
     txn: TxnConfig,
     support: TxnState,
     /// The indexes the server was found to have (see `query::served`).
-    indexes_seen: Arc<crate::query::served::Seen>,
+    indexes_seen: Arc<Seen>,
 }
 
 impl<M: Document> Clone for Repo<M> {
@@ -149,7 +150,7 @@ impl<M: Document> Repo<M> {
     }
 
     /// The indexes this repository (and its clones) found on the server.
-    pub(crate) fn seen(&self) -> &crate::query::served::Seen {
+    pub(crate) fn seen(&self) -> &Seen {
         &self.indexes_seen
     }
 
@@ -289,8 +290,10 @@ impl<M: Document> Repo<M> {
         filter: BsonDocument,
         hint: Option<BsonDocument>,
     ) -> Result<u64> {
-        let count =
-            crate::query::served::with_hint!(self.coll.count_documents(filter), hint.as_ref());
+        let mut count = self.coll.count_documents(filter);
+        if let Some(keys) = &hint {
+            count = count.hint(mongodb::options::Hint::Keys(keys.clone()));
+        }
         with_session!(count, session).map_err(|e| self.hinted_error(e, "count in", hint.as_ref()))
     }
 
@@ -314,6 +317,48 @@ impl<M: Document> Repo<M> {
             collection: M::COLLECTION,
             id: crate::error::id_text(id),
         }
+    }
+}
+
+/// The indexes a repository (and its clones) found on the server: a
+/// reference's by stored name and sort key (no allocation to look one up),
+/// the others by key pattern name (`status_1_views_-1`).
+#[derive(Debug, Default)]
+pub(crate) struct Seen(Mutex<(HashSet<IndexKey>, HashSet<String>)>);
+
+impl Seen {
+    fn with<T: Default>(
+        &self,
+        f: impl FnOnce(&mut (HashSet<IndexKey>, HashSet<String>)) -> T,
+    ) -> T {
+        self.0
+            .lock()
+            .map(|mut sets| f(&mut sets))
+            .unwrap_or_default()
+    }
+
+    pub(crate) fn has_reference(&self, key: &IndexKey) -> bool {
+        self.with(|(refs, _)| refs.contains(key))
+    }
+
+    pub(crate) fn add_reference(&self, key: IndexKey) {
+        self.with(|(refs, _)| refs.insert(key));
+    }
+
+    pub(crate) fn has_pattern(&self, name: &str) -> bool {
+        self.with(|(_, patterns)| patterns.contains(name))
+    }
+
+    pub(crate) fn add_patterns(&self, names: impl IntoIterator<Item = String>) {
+        self.with(|(_, patterns)| patterns.extend(names));
+    }
+
+    /// Forgets every index seen: each is asked about again.
+    pub(crate) fn forget(&self) {
+        self.with(|(refs, patterns)| {
+            refs.clear();
+            patterns.clear();
+        });
     }
 }
 

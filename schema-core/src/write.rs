@@ -421,11 +421,12 @@ impl<M: Document> Repo<M> {
             "update_one",
             options,
             move |s, o| async move {
-                let (filter, parts) = (self.query(filter, o.scan).await?, update.into_parts()?);
+                let parts = update.into_parts()?;
+                refuse_guarded("update_one with upsert", o.upsert, &parts)?;
+                let filter = self.query(filter, o.scan).await?;
                 if !parts.has_guard() {
                     return self.update_plain(s, filter, parts, o.upsert, false).await;
                 }
-                refuse_guarded("update_one with upsert", o.upsert, &parts)?;
                 let mut s = s;
                 match self.pick(s.as_deref_mut(), &filter).await? {
                     Some(id) => self.update_guarded(s, &id, Some(filter), parts, None).await,
@@ -457,8 +458,9 @@ impl<M: Document> Repo<M> {
             "update_many",
             options,
             move |s, o| async move {
-                let (filter, parts) = (self.query(filter, o.scan).await?, update.into_parts()?);
+                let parts = update.into_parts()?;
                 refuse_guarded("update_many", true, &parts)?;
+                let filter = self.query(filter, o.scan).await?;
                 self.update_plain(s, filter, parts, o.upsert, true).await
             },
         )
@@ -482,8 +484,9 @@ impl<M: Document> Repo<M> {
             "find_one_and_update",
             options,
             move |s, o| async move {
-                let (filter, mut parts) = (self.query(filter, o.scan).await?, update.into_parts()?);
+                let mut parts = update.into_parts()?;
                 refuse_guarded("find_one_and_update with upsert", o.upsert, &parts)?;
+                let filter = self.query(filter, o.scan).await?;
                 crate::stamp::updated::<M>(&mut parts.update, o.upsert)?;
                 let which = match o.return_document {
                     ReturnDocument::Before => mongodb::options::ReturnDocument::Before,

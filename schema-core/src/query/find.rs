@@ -17,7 +17,6 @@ use crate::model::Document;
 use crate::query::guard::{self, Served};
 use crate::query::keyset::{may_be_null, Cursor, Keyset, Page};
 use crate::query::projection::Projection;
-use crate::query::served::with_hint;
 use crate::query::sort::Sort;
 use crate::query::stream::DocStream;
 use crate::repo::{with_session, Repo};
@@ -134,6 +133,17 @@ impl<M: Document> Repo<M> {
             session: None,
         }
     }
+}
+
+/// A driver action sent with the `hint` of the index a query rides, when
+/// the guard found one: `with_hint!(action, hint)`.
+macro_rules! with_hint {
+    ($action:expr, $hint:expr) => {
+        match $hint {
+            Some(keys) => $action.hint(mongodb::options::Hint::Keys(keys.clone())),
+            None => $action,
+        }
+    };
 }
 
 /// A `find` on `M` yielding `P` (see [`Repo::find`]).
@@ -368,14 +378,14 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     /// The `hint` the query is sent with: the one index the guard found
     /// serving it (see [`served`](super::served)).
     fn hint(&self) -> Option<&BsonDocument> {
-        self.served.as_ref().and_then(|s| s.hint.as_ref())
+        self.served.as_ref().and_then(Served::hint)
     }
 
     /// Before a query sent without a hint that the guard checked: the
     /// server has the indexes its branches ride.
     async fn require_unhinted(&self) -> Result<()> {
         match &self.served {
-            Some(served) if served.hint.is_none() => {
+            Some(served) if served.hint().is_none() => {
                 self.repo.require_indexes(&served.indexes).await
             }
             _ => Ok(()),
@@ -545,8 +555,8 @@ impl<'a, M: Document> IntoFuture for Count<'a, M> {
                 true => None,
                 false => Some(guard::plan::<M>(&filter, None)?),
             };
-            let hint = served.as_ref().and_then(|s| s.hint.clone());
-            if let Some(served) = served.as_ref().filter(|s| s.hint.is_none()) {
+            let hint = served.as_ref().and_then(Served::hint).cloned();
+            if let Some(served) = served.as_ref().filter(|s| s.hint().is_none()) {
                 count.repo.require_indexes(&served.indexes).await?;
             }
             count.repo.count_opt(s, filter, hint).await

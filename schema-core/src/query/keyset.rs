@@ -174,9 +174,12 @@ impl Keyset {
         };
         let mut finds = Vec::new();
         match past {
-            // `(key past last) OR (key == last AND _id after id)`, the range
-            // `key <= last` (`>=` ascending) bounding the scan: the scan
-            // starts at the first document with the cursor's value.
+            // `key <= last` (`>=` ascending) bounding the scan, and `(key
+            // past last) OR (_id after id)`: the scan starts at the first
+            // document with the cursor's value. The `$or` sits in an `$and`
+            // beside the bounded filter: the same query to mongod (which
+            // flattens `$and`), while the test server plans the `$or` next to
+            // the fields 30 times as slowly (17 ms against 0.5 ms for 11 keys).
             Some(past) if !cursor.tied => {
                 let bounded = match (desc, null) {
                     (_, true) => base.clone(),
@@ -184,7 +187,7 @@ impl Keyset {
                     (false, false) => with(base, key, doc! { "$gte": last.clone() }.into()),
                 };
                 let or = vec![doc! { key: past }, doc! { "_id": after_id }];
-                finds.push(with(&bounded, "$or", or.into()));
+                finds.push(doc! { "$and": [bounded, { "$or": or }] });
             }
             // Inside a run of equal values: the rest of the run, then past it.
             past => {
@@ -357,11 +360,10 @@ mod tests {
         };
         assert_eq!(
             order.filters(&base, Some(&cursor), |_| false),
-            [doc! {
-                "authorId": "a",
-                "at": { "$lte": 5 },
-                "$or": [{ "at": { "$lt": 5 } }, { "_id": { "$lt": "p9" } }],
-            }]
+            [doc! { "$and": [
+                { "authorId": "a", "at": { "$lte": 5 } },
+                { "$or": [{ "at": { "$lt": 5 } }, { "_id": { "$lt": "p9" } }] },
+            ] }]
         );
         let tied = Cursor {
             tied: true,

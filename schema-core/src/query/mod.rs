@@ -67,14 +67,16 @@
 //! implies `{status: "live", rank: {$gte: 10}}`); the query's conditions on
 //! the filter's fields are then checked on what the index finds.
 //!
-//! **On the server.** The index the guard found is sent with the query as
-//! its `hint` (when one index serves every branch), so the server uses that
-//! index or refuses: a query sent before `sync`, or after the index was
-//! dropped, is [`Error::MissingIndex`](crate::Error::MissingIndex) naming
-//! it, with nothing scanned. A query whose `$or` branches ride different
-//! indexes is sent without a hint, once the repository has seen each of
-//! them in `listIndexes` (asked once per index and repository, and again
-//! after a hinted query found one gone).
+//! **On the server.** The index the guard found is sent with a query that
+//! has no `$or` as its `hint`, so the server uses that index or refuses: a
+//! query sent before `sync`, or after the index was dropped, is
+//! [`Error::MissingIndex`](crate::Error::MissingIndex) naming it, with
+//! nothing scanned. A query with an `$or` (a keyset page after the first
+//! among them) is left to the server's planner, which bounds each branch on
+//! its own index scan (a hint would stop that), once the repository has
+//! seen each index its branches ride in `listIndexes` (asked once per index
+//! and repository, and again after a hinted query found one gone); so are
+//! the writes by filter.
 //!
 //! The escape hatch is `.scan()` on the query builder: a collection scan on
 //! purpose, greppable. Refusals are [`Error::Unindexed`](crate::Error::Unindexed),

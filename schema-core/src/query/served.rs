@@ -7,37 +7,14 @@
 //! `listIndexes` once per index and repository ([`Repo::require_indexes`]),
 //! and again once a hinted query found an index gone.
 
-use std::collections::HashSet;
-use std::sync::Mutex;
-
 use bson::Document as BsonDocument;
 use futures_util::TryStreamExt;
 
 use crate::error::{code, Error, Result};
 use crate::index::name_of_key_document;
 use crate::model::Document;
+use crate::query::guard::ServingIndex;
 use crate::repo::{IndexKey, Repo};
-
-/// The indexes a repository (and its clones) found on the server.
-#[derive(Debug, Default)]
-pub(crate) struct Seen {
-    inner: Mutex<SeenSets>,
-}
-
-#[derive(Debug, Default)]
-struct SeenSets {
-    /// References' indexes, by stored name and sort key (no allocation to
-    /// look one up).
-    references: HashSet<IndexKey>,
-    /// Other indexes, by key pattern name (`status_1_views_-1`).
-    patterns: HashSet<String>,
-}
-
-impl Seen {
-    fn with<T>(&self, f: impl FnOnce(&mut SeenSets) -> T) -> Option<T> {
-        self.inner.lock().ok().map(|mut sets| f(&mut sets))
-    }
-}
 
 /// The `_id` index, which every collection has.
 fn is_id(keys: &BsonDocument) -> bool {
@@ -63,36 +40,32 @@ impl<M: Document> Repo<M> {
         key: IndexKey,
         keys: impl FnOnce() -> BsonDocument,
     ) -> Result<()> {
-        let seen = self.seen().with(|s| s.references.contains(&key));
-        if seen == Some(true) {
+        if self.seen().has_reference(&key) {
             return Ok(());
         }
         let keys = keys();
         self.require_listed(std::slice::from_ref(&keys)).await?;
-        self.seen().with(|s| s.references.insert(key));
+        self.seen().add_reference(key);
         Ok(())
     }
 
     /// Fails with [`Error::MissingIndex`] unless the collection has every
-    /// index of `indexes` (key patterns; `_id`'s needs no asking). Asks the
-    /// server once per index and repository.
-    pub(crate) async fn require_indexes(&self, indexes: &[BsonDocument]) -> Result<()> {
-        let unseen: Vec<BsonDocument> = indexes
+    /// index of `indexes` (`_id`'s needs no asking). Asks the server once per
+    /// index and repository; after that it sends nothing and allocates
+    /// nothing.
+    pub(crate) async fn require_indexes(&self, indexes: &[&ServingIndex]) -> Result<()> {
+        let unseen: Vec<&ServingIndex> = indexes
             .iter()
-            .filter(|keys| !is_id(keys))
-            .filter(|keys| {
-                let name = name_of_key_document(keys);
-                self.seen().with(|s| s.patterns.contains(&name)) != Some(true)
-            })
-            .cloned()
+            .copied()
+            .filter(|index| !is_id(&index.keys) && !self.seen().has_pattern(&index.name))
             .collect();
         if unseen.is_empty() {
             return Ok(());
         }
-        self.require_listed(&unseen).await?;
-        self.seen().with(|s| {
-            s.patterns.extend(unseen.iter().map(name_of_key_document));
-        });
+        let wanted: Vec<BsonDocument> = unseen.iter().map(|i| i.keys.clone()).collect();
+        self.require_listed(&wanted).await?;
+        self.seen()
+            .add_patterns(unseen.iter().map(|i| i.name.clone()));
         Ok(())
     }
 
@@ -142,28 +115,13 @@ impl<M: Document> Repo<M> {
     ) -> Error {
         match hint {
             Some(keys) if hint_refused(&e) => {
-                self.seen().with(|s| {
-                    s.references.clear();
-                    s.patterns.clear();
-                });
+                self.seen().forget();
                 self.missing(keys)
             }
             _ => self.err(e, action),
         }
     }
 }
-
-/// A driver action sent with the `hint` of the index a query rides, when
-/// the guard found one: `with_hint!(action, hint)`.
-macro_rules! with_hint {
-    ($action:expr, $hint:expr) => {
-        match $hint {
-            Some(keys) => $action.hint(mongodb::options::Hint::Keys(keys.clone())),
-            None => $action,
-        }
-    };
-}
-pub(crate) use with_hint;
 
 #[cfg(test)]
 mod tests {

@@ -18,6 +18,15 @@ pub(super) enum Kind {
 }
 
 impl Kind {
+    /// Two tests of one field in a conjunction: equality wins over a range.
+    fn and(self, other: Kind) -> Kind {
+        match (self, other) {
+            (Kind::Eq { null: a }, Kind::Eq { null: b }) => Kind::Eq { null: a && b },
+            (eq @ Kind::Eq { .. }, _) | (_, eq @ Kind::Eq { .. }) => eq,
+            (Kind::Range, Kind::Range) => Kind::Range,
+        }
+    }
+
     /// Equality that a sparse index (which leaves out documents without the
     /// field) still answers in full when `sparse`.
     pub(super) fn is_eq(self, sparse: bool) -> bool {
@@ -32,20 +41,24 @@ impl Kind {
 /// match, and the conditions themselves (`(operator, value)`, `$eq` for a
 /// plain value), for the partial-filter check.
 #[derive(Debug, Clone)]
-pub(super) struct Tested {
+pub(super) struct Tested<'f> {
     pub(super) path: String,
     pub(super) kind: Kind,
     /// Every document that matches has the field (it may hold null): a
     /// sparse index holds all of them.
     pub(super) present: bool,
-    pub(super) conditions: Vec<(String, Bson)>,
+    /// Kept only when the model has a partial index (none to allocate
+    /// otherwise).
+    pub(super) conditions: Vec<(&'f str, &'f Bson)>,
 }
 
 /// One conjunction of conditions: the whole filter, or one branch of its `$or`s.
 #[derive(Debug, Clone, Default)]
-pub(super) struct Branch {
+pub(super) struct Branch<'f> {
+    /// Whether to keep each field's conditions (for a partial index).
+    keep: bool,
     /// Each field tested, with how (equality wins over a range on one field).
-    pub(super) fields: Vec<Tested>,
+    pub(super) fields: Vec<Tested<'f>>,
     /// The operators no index bounds (`$where`, `$size` on `tags`...).
     pub(super) blockers: Vec<String>,
     /// The tests applied to the documents the other conditions find
@@ -53,7 +66,7 @@ pub(super) struct Branch {
     pub(super) residual: Vec<String>,
 }
 
-impl Branch {
+impl<'f> Branch<'f> {
     pub(super) fn blocked(what: String) -> Self {
         Branch {
             blockers: vec![what],
@@ -61,7 +74,7 @@ impl Branch {
         }
     }
 
-    pub(super) fn field(&self, path: &str) -> Option<&Tested> {
+    pub(super) fn field(&self, path: &str) -> Option<&Tested<'f>> {
         self.fields.iter().find(|f| f.path == path)
     }
 
@@ -82,38 +95,42 @@ impl Branch {
             .collect()
     }
 
-    fn add(&mut self, path: &str, kind: Kind, present: bool, condition: (String, Bson)) {
+    fn add(&mut self, path: &str, kind: Kind, present: bool, condition: (&'f str, &'f Bson)) {
+        let keep = self.keep;
         match self.fields.iter_mut().find(|f| f.path == path) {
             Some(field) => {
-                field.kind = match (field.kind, kind) {
-                    (Kind::Eq { null: a }, Kind::Eq { null: b }) => Kind::Eq { null: a && b },
-                    (eq @ Kind::Eq { .. }, _) | (_, eq @ Kind::Eq { .. }) => eq,
-                    (Kind::Range, Kind::Range) => Kind::Range,
-                };
+                field.kind = field.kind.and(kind);
                 // A conjunction: one condition that needs the field is enough.
                 field.present |= present;
-                field.conditions.push(condition);
+                if keep {
+                    field.conditions.push(condition);
+                }
             }
             None => self.fields.push(Tested {
                 path: path.to_owned(),
                 kind,
                 present,
-                conditions: vec![condition],
+                conditions: if keep { vec![condition] } else { Vec::new() },
             }),
         }
     }
 
-    fn merge(&self, other: &Branch) -> Branch {
+    fn merge(&self, other: &Branch<'f>) -> Branch<'f> {
         let mut merged = self.clone();
         merged.absorb(other.clone());
         merged
     }
 
     /// Adds `other`'s conditions to this branch.
-    fn absorb(&mut self, other: Branch) {
+    fn absorb(&mut self, other: Branch<'f>) {
         for f in other.fields {
-            for condition in f.conditions {
-                self.add(&f.path, f.kind, f.present, condition);
+            match self.fields.iter_mut().find(|mine| mine.path == f.path) {
+                Some(mine) => {
+                    mine.kind = mine.kind.and(f.kind);
+                    mine.present |= f.present;
+                    mine.conditions.extend(f.conditions);
+                }
+                None => self.fields.push(f),
             }
         }
         self.blockers.extend(other.blockers);
@@ -121,14 +138,15 @@ impl Branch {
     }
 }
 
-/// The filter as a disjunction of conjunctions (one branch without `$or`).
-pub(super) fn branches(filter: &BsonDocument) -> Vec<Branch> {
-    conjunction(filter, "")
+/// The filter as a disjunction of conjunctions (one branch without `$or`);
+/// with `keep`, each field's conditions too (for a partial index's filter).
+pub(super) fn branches(filter: &BsonDocument, keep: bool) -> Vec<Branch<'_>> {
+    conjunction(filter, "", keep)
 }
 
 /// Every pair of `left` and `right` merged, or one blocked branch past
 /// [`MAX_BRANCHES`].
-fn cross(mut left: Vec<Branch>, right: Vec<Branch>) -> Vec<Branch> {
+fn cross<'f>(mut left: Vec<Branch<'f>>, right: Vec<Branch<'f>>) -> Vec<Branch<'f>> {
     if left.len() == 1 && right.len() == 1 {
         // The common case (no `$or`): one branch grows, nothing is copied.
         right.into_iter().for_each(|r| left[0].absorb(r));
@@ -146,21 +164,25 @@ fn cross(mut left: Vec<Branch>, right: Vec<Branch>) -> Vec<Branch> {
 
 /// The branches of the conditions of `doc`, whose fields are under `prefix`
 /// (`""`, or `items.` inside an `$elemMatch`).
-fn conjunction(doc: &BsonDocument, prefix: &str) -> Vec<Branch> {
-    let mut out = vec![Branch::default()];
+fn conjunction<'f>(doc: &'f BsonDocument, prefix: &str, keep: bool) -> Vec<Branch<'f>> {
+    let empty = || Branch {
+        keep,
+        ..Branch::default()
+    };
+    let mut out = vec![empty()];
     for (key, value) in doc {
         let parts = match key.as_str() {
             "$comment" => continue,
             "$and" | "$or" => match value.as_array() {
                 Some(items) => {
                     let subs = items.iter().map(|item| match item {
-                        Bson::Document(d) => conjunction(d, prefix),
+                        Bson::Document(d) => conjunction(d, prefix, keep),
                         _ => vec![Branch::blocked(format!(
                             "`{key}` item that is not a document"
                         ))],
                     });
                     if key == "$and" {
-                        subs.fold(vec![Branch::default()], cross)
+                        subs.fold(vec![empty()], cross)
                     } else {
                         let alternatives: Vec<Branch> = subs.flatten().collect();
                         if alternatives.is_empty() {
@@ -176,11 +198,11 @@ fn conjunction(doc: &BsonDocument, prefix: &str) -> Vec<Branch> {
             // typed filter (`$nor`), a computed comparison (`$expr`).
             "$nor" | "$expr" => vec![Branch {
                 residual: vec![format!("`{key}`")],
-                ..Branch::default()
+                ..empty()
             }],
             op if op.starts_with('$') => vec![Branch::blocked(format!("`{op}`"))],
-            field if prefix.is_empty() => field_branches(field, value),
-            field => field_branches(&format!("{prefix}{field}"), value),
+            field if prefix.is_empty() => field_branches(field, value, empty()),
+            field => field_branches(&format!("{prefix}{field}"), value, empty()),
         };
         out = cross(out, parts);
     }
@@ -195,19 +217,18 @@ fn compares_missing(value: &Bson) -> bool {
 }
 
 /// The branches of one field's condition `value`.
-fn field_branches(path: &str, value: &Bson) -> Vec<Branch> {
-    let mut branch = Branch::default();
+fn field_branches<'f>(path: &str, value: &'f Bson, mut branch: Branch<'f>) -> Vec<Branch<'f>> {
     let ops = match value {
         Bson::Document(d) if d.keys().next().is_some_and(|k| k.starts_with('$')) => d,
         other => {
             let null = matches!(other, Bson::Null);
-            let condition = ("$eq".to_owned(), other.clone());
+            let condition = ("$eq", other);
             branch.add(path, Kind::Eq { null }, !null, condition);
             return vec![branch];
         }
     };
     for (op, arg) in ops {
-        let condition = (op.clone(), arg.clone());
+        let condition = (op.as_str(), arg);
         match op.as_str() {
             "$eq" => {
                 let null = matches!(arg, Bson::Null);

@@ -51,14 +51,33 @@ pub fn check<M: Document>(filter: &BsonDocument, sort: Option<&BsonDocument>) ->
 }
 
 /// The indexes that serve a query, as [`plan`] finds them.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub(crate) struct Served {
-    /// The key pattern of the index that serves every branch, when one does
-    /// (always without `$or`): the query is sent with it as its `hint`.
-    pub(crate) hint: Option<BsonDocument>,
-    /// The key pattern of each index a branch rides (one per branch, without
-    /// repeats).
-    pub(crate) indexes: Vec<BsonDocument>,
+    /// The index each branch rides (one per branch, without repeats).
+    pub(crate) indexes: Vec<&'static ServingIndex>,
+    /// The query has no `$or`: it is sent with its one index as `hint`.
+    one_branch: bool,
+}
+
+/// An index a query rides: its key pattern and name, made once per model.
+#[derive(Debug)]
+pub(crate) struct ServingIndex {
+    pub(crate) keys: BsonDocument,
+    pub(crate) name: String,
+}
+
+impl Served {
+    /// The key pattern of the index that serves the query, when it has no
+    /// `$or`: the query is sent with it as its `hint`. An `$or` is left to
+    /// the server's planner, which bounds each branch on its own index scan
+    /// (which a hint would stop: on the test server a hinted `$or` took 40
+    /// times as long).
+    pub(crate) fn hint(&self) -> Option<&'static BsonDocument> {
+        match self.indexes.as_slice() {
+            [index] if self.one_branch => Some(&index.keys),
+            _ => None,
+        }
+    }
 }
 
 /// [`check`], and which indexes serve the query.
@@ -71,21 +90,21 @@ pub(crate) fn plan<M: Document>(
         Ok(sort) => sort.unwrap_or_default(),
         Err(op) => return Err(refusal::<M>(model, &Branch::blocked(op), &[])),
     };
-    let mut indexes: Vec<&Index> = Vec::new();
-    for branch in &branches(filter) {
+    let mut indexes: Vec<&'static ServingIndex> = Vec::with_capacity(1);
+    let branches = branches(filter, model.has_partial);
+    for branch in &branches {
         match model.serving(branch, &sort) {
             Some(index) => {
-                if !indexes.iter().any(|i| std::ptr::eq(*i, index)) {
-                    indexes.push(index);
+                if !indexes.iter().any(|i| std::ptr::eq(*i, &index.serving)) {
+                    indexes.push(&index.serving);
                 }
             }
             None => return Err(refusal::<M>(model, branch, &sort)),
         }
     }
-    let keys: Vec<BsonDocument> = indexes.iter().map(|i| i.key_document()).collect();
     Ok(Served {
-        hint: (keys.len() == 1).then(|| keys[0].clone()),
-        indexes: keys,
+        indexes,
+        one_branch: branches.len() == 1,
     })
 }
 
@@ -95,6 +114,9 @@ struct Model {
     indexes: Vec<Index>,
     /// The stored paths that hold arrays.
     arrays: Vec<String>,
+    /// Some index is partial: the guard keeps each condition to check its
+    /// filter.
+    has_partial: bool,
 }
 
 struct Index {
@@ -102,30 +124,26 @@ struct Index {
     unique: bool,
     sparse: bool,
     partial: Option<BsonDocument>,
+    serving: ServingIndex,
 }
 
 impl Index {
     fn id() -> Index {
-        Index {
-            keys: vec![("_id".to_owned(), Direction::Asc)],
-            unique: true,
-            sparse: false,
-            partial: None,
-        }
+        Index::of(crate::index::IndexSpec::new(
+            vec![("_id".to_owned(), Direction::Asc)],
+            crate::index::IndexOrigin::Declared,
+        ))
+        .unique()
+    }
+
+    fn unique(mut self) -> Index {
+        self.unique = true;
+        self
     }
 
     fn of(spec: crate::index::IndexSpec) -> Index {
-        Index {
-            keys: spec.keys,
-            unique: spec.unique,
-            sparse: spec.sparse,
-            partial: spec.partial_filter,
-        }
-    }
-
-    /// The key pattern, as `hint` and `listIndexes` give it.
-    fn key_document(&self) -> BsonDocument {
-        self.keys
+        let keys: BsonDocument = spec
+            .keys
             .iter()
             .map(|(k, d)| {
                 (
@@ -133,7 +151,15 @@ impl Index {
                     Bson::Int32(if *d == Direction::Asc { 1 } else { -1 }),
                 )
             })
-            .collect()
+            .collect();
+        let name = crate::index::name_of_key_document(&keys);
+        Index {
+            keys: spec.keys,
+            unique: spec.unique,
+            sparse: spec.sparse,
+            partial: spec.partial_filter,
+            serving: ServingIndex { keys, name },
+        }
     }
 
     /// Whether the index holds every document `branch` matches: a sparse
@@ -160,7 +186,12 @@ fn model_of<M: Document>() -> &'static Model {
     let mut arrays = Vec::new();
     array_paths(&M::json_schema(), "", &mut arrays);
     // One model per type, kept for the life of the process.
-    let model: &'static Model = Box::leak(Box::new(Model { indexes, arrays }));
+    let has_partial = indexes.iter().any(|i| i.partial.is_some());
+    let model: &'static Model = Box::leak(Box::new(Model {
+        indexes,
+        arrays,
+        has_partial,
+    }));
     match models.write() {
         Ok(mut m) => m.entry(id).or_insert(model),
         Err(_) => model,
@@ -211,7 +242,11 @@ impl Model {
 
     /// The index that serves `branch` sorted by `sort` (the module docs'
     /// rule), if one does.
-    fn serving(&self, branch: &Branch, sort: &[(String, Direction)]) -> Option<&Index> {
+    fn serving(
+        &'static self,
+        branch: &Branch,
+        sort: &[(String, Direction)],
+    ) -> Option<&'static Index> {
         let point = |index: &&Index| {
             index.unique
                 && index.holds_all_of(branch)
@@ -394,7 +429,12 @@ mod tests {
         indexes.extend(specs.into_iter().map(Index::of));
         let mut arrays = Vec::new();
         array_paths(&schema, "", &mut arrays);
-        Model { indexes, arrays }
+        let has_partial = indexes.iter().any(|i| i.partial.is_some());
+        Model {
+            indexes,
+            arrays,
+            has_partial,
+        }
     }
 
     fn spec(keys: &[(&str, i32)]) -> IndexSpec {
@@ -447,8 +487,10 @@ mod tests {
 
     fn served(filter: BsonDocument, sort: BsonDocument) -> bool {
         let sort = parse_sort(&sort).unwrap();
-        let m = posts();
-        branches(&filter)
+        // One model for the test process, as `model_of` keeps one per type.
+        static POSTS: OnceLock<Model> = OnceLock::new();
+        let m: &'static Model = POSTS.get_or_init(posts);
+        branches(&filter, true)
             .iter()
             .all(|b| m.serving(b, &sort).is_some())
     }
@@ -529,7 +571,7 @@ mod tests {
         // Branches multiply past the limit: refused.
         let many: Vec<Bson> = (0..9).map(|i| doc! { "authorId": i }.into()).collect();
         let filter = doc! { "$and": [{ "$or": many.clone() }, { "$or": many }] };
-        let b = branches(&filter);
+        let b = branches(&filter, false);
         assert_eq!(b.len(), 1);
         assert!(!b[0].blockers.is_empty());
     }
