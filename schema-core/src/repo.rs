@@ -154,6 +154,11 @@ impl<M: Document> Repo<M> {
         &self.indexes_seen
     }
 
+    /// The same, shared: for a stream that outlives the call.
+    pub(crate) fn seen_shared(&self) -> Arc<Seen> {
+        self.indexes_seen.clone()
+    }
+
     /// The same collection with raw documents.
     pub(crate) fn raw(&self) -> Collection<BsonDocument> {
         self.coll.clone_with_type()
@@ -288,13 +293,9 @@ impl<M: Document> Repo<M> {
         &self,
         session: Option<&mut ClientSession>,
         filter: BsonDocument,
-        hint: Option<BsonDocument>,
+        error: impl FnOnce(mongodb::error::Error) -> Error,
     ) -> Result<u64> {
-        let mut count = self.coll.count_documents(filter);
-        if let Some(keys) = &hint {
-            count = count.hint(mongodb::options::Hint::Keys(keys.clone()));
-        }
-        with_session!(count, session).map_err(|e| self.hinted_error(e, "count in", hint.as_ref()))
+        with_session!(self.coll.count_documents(filter), session).map_err(error)
     }
 
     /// An action of this repository named `operation` (no options).

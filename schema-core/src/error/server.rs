@@ -24,6 +24,9 @@ pub mod code {
     pub const MAX_TIME_MS_EXPIRED: i32 = 50;
     /// `WriteConflict`: another operation wrote the same document.
     pub const WRITE_CONFLICT: i32 = 112;
+    /// `QueryPlanKilled`: a query stopped, among others because the index it
+    /// read was dropped.
+    pub const QUERY_PLAN_KILLED: i32 = 175;
     /// `DocumentValidationFailure`: the collection's validator refused a write.
     pub const DOCUMENT_VALIDATION_FAILURE: i32 = 121;
     /// `DuplicateKey` (`E11000`): a unique index already holds the key.

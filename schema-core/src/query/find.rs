@@ -5,7 +5,7 @@ use futures_util::future::BoxFuture;
 use std::future::IntoFuture;
 use std::marker::PhantomData;
 
-use bson::{Bson, Document as BsonDocument, RawDocumentBuf};
+use bson::{Document as BsonDocument, RawDocumentBuf};
 use futures_util::{StreamExt, TryStreamExt};
 use mongodb::ClientSession;
 
@@ -17,6 +17,7 @@ use crate::model::Document;
 use crate::query::guard::{self, Served};
 use crate::query::keyset::{may_be_null, Cursor, Keyset, Page};
 use crate::query::projection::Projection;
+use crate::query::served;
 use crate::query::sort::Sort;
 use crate::query::stream::DocStream;
 use crate::repo::{with_session, Repo};
@@ -133,17 +134,6 @@ impl<M: Document> Repo<M> {
             session: None,
         }
     }
-}
-
-/// A driver action sent with the `hint` of the index a query rides, when
-/// the guard found one: `with_hint!(action, hint)`.
-macro_rules! with_hint {
-    ($action:expr, $hint:expr) => {
-        match $hint {
-            Some(keys) => $action.hint(mongodb::options::Hint::Keys(keys.clone())),
-            None => $action,
-        }
-    };
 }
 
 /// A `find` on `M` yielding `P` (see [`Repo::find`]).
@@ -268,7 +258,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         let keyset = Keyset::of_sort(self.sort.as_ref());
         self.sort = Some(keyset.sort());
         let base = self.checked_filter()?;
-        self.require_unhinted().await?;
+        self.require_served().await?;
         let projection = P::projection().map(|mut projection| {
             for path in keyset.paths() {
                 projection.insert(path, 1);
@@ -283,18 +273,20 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
                 break;
             }
             let short = u32::try_from(short).unwrap_or(size);
-            let find = raw
+            let mut find = raw
                 .find(filter)
                 .sort(keyset.sort())
                 .limit(i64::from(short))
                 .batch_size(short);
-            let mut find = with_hint!(find, self.hint());
             if let Some(projection) = &projection {
                 find = find.projection(projection.clone());
             }
             let found = crate::cursor::collect(find, session.as_deref_mut())
                 .await
-                .map_err(|e| self.repo.hinted_error(e, "page through", self.hint()))?;
+                .map_err(|e| {
+                    self.repo
+                        .index_error(e, "page through", self.served.as_ref())
+                })?;
             docs.extend(found);
         }
         let items = docs
@@ -351,13 +343,12 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     /// not used).
     pub async fn explain(mut self) -> Result<PlanSummary> {
         let filter = self.stream_query()?;
-        let hint = self.hint().cloned().map(Bson::Document);
         let shape = FindShape {
             filter,
             sort: self.sort,
             limit: self.limit.map(|n| i64::try_from(n).unwrap_or(i64::MAX)),
             projection: P::projection(),
-            hint,
+            hint: None,
         };
         explain_find(self.repo.database(), M::COLLECTION, &shape).await
     }
@@ -375,26 +366,18 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         Ok(filter)
     }
 
-    /// The `hint` the query is sent with: the one index the guard found
-    /// serving it (see [`served`](super::served)).
-    fn hint(&self) -> Option<&BsonDocument> {
-        self.served.as_ref().and_then(Served::hint)
-    }
-
-    /// Before a query sent without a hint that the guard checked: the
-    /// server has the indexes its branches ride.
-    async fn require_unhinted(&self) -> Result<()> {
+    /// Before a query the guard checked: the server has the indexes it
+    /// rides (see [`served`](super::served)).
+    async fn require_served(&self) -> Result<()> {
         match &self.served {
-            Some(served) if served.hint().is_none() => {
-                self.repo.require_indexes(&served.indexes).await
-            }
-            _ => Ok(()),
+            Some(served) => self.repo.require_indexes(&served.indexes).await,
+            None => Ok(()),
         }
     }
 
     /// A driver error of the query itself.
     fn error(&self, e: mongodb::error::Error) -> Error {
-        self.repo.hinted_error(e, "find in", self.hint())
+        self.repo.index_error(e, "find in", self.served.as_ref())
     }
 
     /// The filter and sort a stream sends: after a cursor, the keyset's.
@@ -412,9 +395,9 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     /// `find_one` (one batch of one document) after the same index guard.
     async fn first(mut self, session: Option<&'a mut ClientSession>) -> Result<Option<P>> {
         let filter = self.stream_query()?;
-        self.require_unhinted().await?;
+        self.require_served().await?;
         let raw = self.repo.raw_docs();
-        let mut find = with_hint!(raw.find_one(filter), self.hint());
+        let mut find = raw.find_one(filter);
         if let Some(sort) = self.sort.take() {
             find = find.sort(sort);
         }
@@ -429,9 +412,9 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     /// and sends it, in `session` when there is one.
     async fn open(mut self, session: Option<&'a mut ClientSession>) -> Result<DocStream<'a, P>> {
         let filter = self.stream_query()?;
-        self.require_unhinted().await?;
+        self.require_served().await?;
         let raw = self.repo.raw_docs();
-        let mut find = with_hint!(raw.find(filter), self.hint());
+        let mut find = raw.find(filter);
         if let Some(sort) = self.sort.take() {
             find = find.sort(sort);
         }
@@ -442,7 +425,10 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         if let Some(projection) = P::projection() {
             find = find.projection(projection);
         }
-        let (err, decode) = (find_error::<M>, decode::<M, P>);
+        // A `getMore` killed because the index was dropped says it is gone.
+        let (seen, served) = (self.repo.seen_shared(), self.served.clone());
+        let err = move |e| served::index_error_in::<M>(&seen, e, "find in", served.as_ref());
+        let decode = decode::<M, P>;
         match session {
             Some(session) => {
                 let cursor = find.session(&mut *session).await;
@@ -555,11 +541,11 @@ impl<'a, M: Document> IntoFuture for Count<'a, M> {
                 true => None,
                 false => Some(guard::plan::<M>(&filter, None)?),
             };
-            let hint = served.as_ref().and_then(Served::hint).cloned();
-            if let Some(served) = served.as_ref().filter(|s| s.hint().is_none()) {
+            if let Some(served) = &served {
                 count.repo.require_indexes(&served.indexes).await?;
             }
-            count.repo.count_opt(s, filter, hint).await
+            let error = |e| count.repo.index_error(e, "count in", served.as_ref());
+            count.repo.count_opt(s, filter, error).await
         });
         with_session(action, session).into_future()
     }
@@ -569,11 +555,6 @@ impl<'a, M: Document> IntoFuture for Count<'a, M> {
 /// the field otherwise).
 fn decode<M: Document, P: Projection<M>>(raw: &RawDocumentBuf) -> Result<P> {
     crate::codec::decode_as::<P>(raw, P::VIEW_NAME, M::COLLECTION)
-}
-
-/// A failed `find` (or `getMore`) on `M`'s collection.
-fn find_error<M: Document>(e: mongodb::error::Error) -> Error {
-    Error::from_server(e, "find in", M::COLLECTION)
 }
 
 /// `action` in `session`, when there is one.

@@ -27,9 +27,9 @@ impl<'a, T: Send + 'a> DocStream<'a, T> {
     pub(crate) fn new(
         cursor: Cursor<RawDocumentBuf>,
         decode: fn(&RawDocumentBuf) -> Result<T>,
-        err: fn(mongodb::error::Error) -> Error,
+        err: impl Fn(mongodb::error::Error) -> Error + Send + 'a,
     ) -> Self {
-        let inner = cursor.map(move |item| item.map_err(err).and_then(|raw| decode(&raw)));
+        let inner = cursor.map(move |item| item.map_err(&err).and_then(|raw| decode(&raw)));
         DocStream {
             inner: inner.boxed(),
         }
@@ -40,16 +40,18 @@ impl<'a, T: Send + 'a> DocStream<'a, T> {
         cursor: SessionCursor<RawDocumentBuf>,
         session: &'a mut ClientSession,
         decode: fn(&RawDocumentBuf) -> Result<T>,
-        err: fn(mongodb::error::Error) -> Error,
+        err: impl Fn(mongodb::error::Error) -> Error + Send + Sync + 'a,
     ) -> Self {
-        let inner = futures_util::stream::unfold(
-            (cursor, session),
-            move |(mut cursor, session)| async move {
-                let item = cursor.next(session).await?;
-                let item = item.map_err(err).and_then(|raw| decode(&raw));
-                Some((item, (cursor, session)))
-            },
-        );
+        let err = std::sync::Arc::new(err);
+        let inner =
+            futures_util::stream::unfold((cursor, session), move |(mut cursor, session)| {
+                let err = err.clone();
+                async move {
+                    let item = cursor.next(session).await?;
+                    let item = item.map_err(|e| err(e)).and_then(|raw| decode(&raw));
+                    Some((item, (cursor, session)))
+                }
+            });
         DocStream {
             inner: inner.boxed(),
         }

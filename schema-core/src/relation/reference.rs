@@ -426,7 +426,10 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
             C::COLLECTION,
             "count_children",
             (),
-            move |s, ()| async move { repo.count_opt(s, filter?, None).await },
+            move |s, ()| async move {
+                repo.count_opt(s, filter?, |e| repo.err(e, "count in"))
+                    .await
+            },
         )
     }
 

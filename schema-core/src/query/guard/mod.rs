@@ -50,13 +50,11 @@ pub fn check<M: Document>(filter: &BsonDocument, sort: Option<&BsonDocument>) ->
     plan::<M>(filter, sort).map(drop)
 }
 
-/// The indexes that serve a query, as [`plan`] finds them.
+/// The indexes that serve a query, as [`plan`] finds them: the index each
+/// branch rides (one per branch, without repeats).
 #[derive(Debug, Clone)]
 pub(crate) struct Served {
-    /// The index each branch rides (one per branch, without repeats).
     pub(crate) indexes: Vec<&'static ServingIndex>,
-    /// The query has no `$or`: it is sent with its one index as `hint`.
-    one_branch: bool,
 }
 
 /// An index a query rides: its key pattern and name, made once per model.
@@ -64,20 +62,6 @@ pub(crate) struct Served {
 pub(crate) struct ServingIndex {
     pub(crate) keys: BsonDocument,
     pub(crate) name: String,
-}
-
-impl Served {
-    /// The key pattern of the index that serves the query, when it has no
-    /// `$or`: the query is sent with it as its `hint`. An `$or` is left to
-    /// the server's planner, which bounds each branch on its own index scan
-    /// (which a hint would stop: on the test server a hinted `$or` took 40
-    /// times as long).
-    pub(crate) fn hint(&self) -> Option<&'static BsonDocument> {
-        match self.indexes.as_slice() {
-            [index] if self.one_branch => Some(&index.keys),
-            _ => None,
-        }
-    }
 }
 
 /// [`check`], and which indexes serve the query.
@@ -102,10 +86,7 @@ pub(crate) fn plan<M: Document>(
             None => return Err(refusal::<M>(model, branch, &sort)),
         }
     }
-    Ok(Served {
-        indexes,
-        one_branch: branches.len() == 1,
-    })
+    Ok(Served { indexes })
 }
 
 /// What the guard needs of a model, computed once per model type.
