@@ -11,7 +11,8 @@
 //! against building the same `doc!`s (no server).
 //!
 //! Run: `cargo bench --bench typed_ops` (`ROUNDS=N`, default 200;
-//! `BATCH=N`, default 5).
+//! `BATCH=N`, default 5). `ONLY=typed` or `ONLY=raw` runs one side alone,
+//! for an instruction count under callgrind.
 
 use std::time::{Duration, Instant};
 
@@ -139,6 +140,25 @@ async fn main() {
             assert_eq!(r.matched_count, 1);
         }
     };
+
+    // `ONLY=typed` or `ONLY=raw`: that side alone, `ROUNDS * BATCH` times
+    // each operation, and nothing printed but a line: for counting the
+    // client's own instructions per side (`valgrind --tool=callgrind`, whose
+    // count does not depend on the machine's load), as BENCHMARKS.md does.
+    if let Ok(side) = std::env::var("ONLY") {
+        let n = rounds * batch;
+        for i in 0..20 + n {
+            if side == "typed" {
+                typed_find(i).await;
+                typed_update(i).await;
+            } else {
+                raw_find(i).await;
+                raw_update(i).await;
+            }
+        }
+        println!("{side}: {n} find_one and {n} update, after 20 of each to warm up");
+        return;
+    }
 
     // Warm both sides (connections, the first-use costs).
     for i in 0..20 {

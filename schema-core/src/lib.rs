@@ -27,6 +27,7 @@ mod fixed;
 mod id;
 mod index;
 pub mod model;
+mod once;
 pub mod path;
 pub mod plan;
 pub mod query;

@@ -235,7 +235,7 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
             (Direction::Asc, true) => Direction::Desc,
             (Direction::Desc, true) => Direction::Asc,
         };
-        let tie_break = key != "_id" && self.index().last().is_some_and(|(k, _)| k == "_id");
+        let tie_break = key != "_id" && self.index_ends_with_id();
         Order {
             key,
             dir,
@@ -251,7 +251,7 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
         if let Some((sort, dir)) = self.field.sort() {
             keys.push((sort.to_owned(), dir));
         }
-        let declared = C::indexes().into_iter().find(|spec| {
+        let declared = crate::once::indexes::<C>().iter().find(|spec| {
             matches!(spec.origin, IndexOrigin::Reference(_))
                 && spec.keys.starts_with(&keys)
                 && match &spec.keys[keys.len()..] {
@@ -261,7 +261,7 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
                 }
         });
         match declared {
-            Some(spec) => spec.keys,
+            Some(spec) => spec.keys.clone(),
             None => {
                 if keys.iter().all(|(k, _)| k != "_id") {
                     let dir = keys.last().map_or(Direction::Asc, |(_, d)| *d);
@@ -269,6 +269,32 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
                 }
                 keys
             }
+        }
+    }
+
+    /// Whether [`index`](Self::index) ends with `_id`, found without
+    /// building it (a page asks on every call).
+    fn index_ends_with_id(&self) -> bool {
+        let sort = self.field.sort();
+        let declared = crate::once::indexes::<C>().iter().find(|spec| {
+            let (first, rest) = match spec.keys.split_first() {
+                Some(split) => split,
+                None => return false,
+            };
+            let rest = match (sort, rest) {
+                (Some((key, dir)), [(k, d), rest @ ..]) if k == key && *d == dir => rest,
+                (Some(_), _) => return false,
+                (None, rest) => rest,
+            };
+            matches!(spec.origin, IndexOrigin::Reference(_))
+                && first.0 == self.field.name()
+                && first.1 == Direction::Asc
+                && matches!(rest, [] | [(_, _)] if rest.iter().all(|(id, _)| id == "_id"))
+        });
+        match declared {
+            Some(spec) => spec.keys.last().is_some_and(|(k, _)| k == "_id"),
+            // The derive's own: the reference, its sort key, then `_id`.
+            None => true,
         }
     }
 

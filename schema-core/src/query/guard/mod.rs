@@ -3,9 +3,8 @@
 mod branch;
 mod implied;
 
-use std::any::TypeId;
-use std::collections::HashMap;
-use std::sync::{OnceLock, RwLock};
+#[cfg(test)]
+use std::sync::OnceLock;
 
 use bson::{Bson, Document as BsonDocument};
 
@@ -105,6 +104,8 @@ struct Index {
     unique: bool,
     sparse: bool,
     partial: Option<BsonDocument>,
+    /// The partial filter's fields that are not keys of the index.
+    filter_fields: Vec<String>,
     serving: ServingIndex,
 }
 
@@ -134,7 +135,14 @@ impl Index {
             })
             .collect();
         let name = crate::index::name_of_key_document(&keys);
+        let mut filter_fields = spec
+            .partial_filter
+            .as_ref()
+            .map(implied::fields)
+            .unwrap_or_default();
+        filter_fields.retain(|f| !spec.keys.iter().any(|(k, _)| k == f));
         Index {
+            filter_fields,
             keys: spec.keys,
             unique: spec.unique,
             sparse: spec.sparse,
@@ -156,27 +164,18 @@ impl Index {
 }
 
 fn model_of<M: Document>() -> &'static Model {
-    static MODELS: OnceLock<RwLock<HashMap<TypeId, &'static Model>>> = OnceLock::new();
-    let models = MODELS.get_or_init(RwLock::default);
-    let id = TypeId::of::<M>();
-    if let Some(model) = models.read().ok().and_then(|m| m.get(&id).copied()) {
-        return model;
-    }
-    let mut indexes = vec![Index::id()];
-    indexes.extend(M::indexes().into_iter().map(Index::of));
-    let mut arrays = Vec::new();
-    array_paths(&M::json_schema(), "", &mut arrays);
-    // One model per type, kept for the life of the process.
-    let has_partial = indexes.iter().any(|i| i.partial.is_some());
-    let model: &'static Model = Box::leak(Box::new(Model {
-        indexes,
-        arrays,
-        has_partial,
-    }));
-    match models.write() {
-        Ok(mut m) => m.entry(id).or_insert(model),
-        Err(_) => model,
-    }
+    crate::once::per_model::<M, Model>(|| {
+        let mut indexes = vec![Index::id()];
+        indexes.extend(crate::once::indexes::<M>().iter().cloned().map(Index::of));
+        let mut arrays = Vec::new();
+        array_paths(&M::json_schema(), "", &mut arrays);
+        let has_partial = indexes.iter().any(|i| i.partial.is_some());
+        Model {
+            indexes,
+            arrays,
+            has_partial,
+        }
+    })
 }
 
 /// The stored paths of `schema` whose values are arrays.
@@ -242,42 +241,67 @@ impl Model {
         if !branch.blockers.is_empty() {
             return None;
         }
+        let plain = Shape::of(self, branch, sort, &[]);
         self.indexes.iter().find(|index| {
             if !index.holds_all_of(branch) {
                 return false;
             }
             // Conditions on a partial index's filter fields (not its keys)
             // are what puts a document in it: checked on what it finds.
-            let mut filter_fields = index
-                .partial
-                .as_ref()
-                .map(implied::fields)
-                .unwrap_or_default();
-            filter_fields.retain(|f| !index.keys.iter().any(|(k, _)| k == f));
-            let tested = |which: fn(&Kind) -> bool| -> Vec<&str> {
-                branch
-                    .fields_of(which)
-                    .into_iter()
-                    .filter(|f| !filter_fields.iter().any(|x| x == f))
-                    .collect()
+            let own;
+            let shape = if index.filter_fields.is_empty() {
+                plain.as_ref()
+            } else {
+                own = Shape::of(self, branch, sort, &index.filter_fields);
+                own.as_ref()
             };
-            let eq = tested(|k| matches!(k, Kind::Eq { .. }));
-            let sort: Vec<&(String, Direction)> = sort
-                .iter()
-                .filter(|(k, _)| !eq.contains(&k.as_str()))
-                .collect();
-            if sort.iter().any(|(k, _)| self.is_array(k)) {
-                return false;
-            }
-            let ranges: Vec<&str> = tested(|k| matches!(k, Kind::Range))
-                .into_iter()
-                .filter(|r| !sort.iter().any(|(k, _)| k == r))
-                .collect();
-            if ranges.len() > 1 || (eq.is_empty() && sort.is_empty() && ranges.is_empty()) {
-                return false;
-            }
-            bounds(&index.keys, &eq, &sort, ranges.first())
+            shape.is_some_and(|s| bounds(&index.keys, &s.eq, &s.sort, s.ranges.first()))
         })
+    }
+}
+
+/// What an index must bound of a branch: its equality fields, its sort
+/// without them, its range (at most one).
+struct Shape<'b> {
+    eq: Vec<&'b str>,
+    sort: Vec<&'b (String, Direction)>,
+    ranges: Vec<&'b str>,
+}
+
+impl<'b> Shape<'b> {
+    /// The shape of `branch` sorted by `sort`, leaving out the fields in
+    /// `skip`; `None` when no index can bound it (a sort on an array, two
+    /// ranges, nothing at all).
+    fn of(
+        model: &Model,
+        branch: &'b Branch,
+        sort: &'b [(String, Direction)],
+        skip: &[String],
+    ) -> Option<Shape<'b>> {
+        let tested = |which: fn(&Kind) -> bool| -> Vec<&'b str> {
+            branch
+                .fields
+                .iter()
+                .filter(|f| which(&f.kind) && !skip.iter().any(|x| *x == f.path))
+                .map(|f| f.path.as_str())
+                .collect()
+        };
+        let eq = tested(|k| matches!(k, Kind::Eq { .. }));
+        let sort: Vec<&(String, Direction)> = sort
+            .iter()
+            .filter(|(k, _)| !eq.contains(&k.as_str()))
+            .collect();
+        if sort.iter().any(|(k, _)| model.is_array(k)) {
+            return None;
+        }
+        let ranges: Vec<&str> = tested(|k| matches!(k, Kind::Range))
+            .into_iter()
+            .filter(|r| !sort.iter().any(|(k, _)| k == r))
+            .collect();
+        if ranges.len() > 1 || (eq.is_empty() && sort.is_empty() && ranges.is_empty()) {
+            return None;
+        }
+        Some(Shape { eq, sort, ranges })
     }
 }
 
