@@ -282,7 +282,7 @@ impl<'b> Shape<'b> {
             branch
                 .fields
                 .iter()
-                .filter(|f| which(&f.kind) && !skip.iter().any(|x| *x == f.path))
+                .filter(|f| which(&f.kind) && !skip.contains(&f.path))
                 .map(|f| f.path.as_str())
                 .collect()
         };
