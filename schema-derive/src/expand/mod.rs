@@ -109,33 +109,3 @@ fn respan(tokens: TokenStream, span: Span) -> TokenStream {
         })
         .collect()
 }
-
-#[cfg(test)]
-mod zz_print {
-    #[test]
-    fn print_expansion() {
-        let input: syn::DeriveInput = syn::parse_str(
-            r#"
-#[derive(Serialize, Deserialize, Document)]
-#[serde(rename_all = "camelCase")]
-#[document(collection = "m001")]
-pub struct M001 {
-    #[serde(rename = "_id")]
-    pub id: String,
-    pub title: String,
-    #[embed(max = 10)]
-    pub tags: Vec<String>,
-    pub note: Option<String>,
-    pub at: bson::DateTime,
-    #[reference(index, to = M002, sort(at = desc))]
-    pub owner_id: String,
-}"#,
-        )
-        .unwrap();
-        let out = super::derive(&input, crate::expand::Derive::Document);
-        let text = out.to_string();
-        println!("TOKENS {}", out.into_iter().count());
-        println!("LEN {}", text.len());
-        std::fs::write("/tmp/expansion.rs", text).unwrap();
-    }
-}
