@@ -35,6 +35,8 @@ pub enum IndexOrigin {
     ManyToMany(&'static str),
     /// A container-level `#[document(index(...))]`.
     Declared,
+    /// `#[document(bucket(...))]`: the parent and the bucket's place, unique.
+    Bucket,
 }
 
 /// One index as the model declares it. Built with [`IndexSpec::new`] and its

@@ -24,6 +24,7 @@ pub mod explain;
 pub mod field;
 pub mod filter;
 mod fixed;
+pub mod growth;
 mod id;
 mod index;
 pub mod model;
@@ -107,6 +108,7 @@ pub mod __private {
         BoundedCollection, Deeper, DepthBudget, Nesting, NoDepthLeft,
     };
     pub use crate::field::{CustomSerializer, EmbedField, Field, Keep, LinkField, RefField};
+    pub use crate::growth::{Bucket, BucketSpec};
     pub use crate::id::{IdAccepted, IdProbe, IdRefused};
     pub use crate::index::{Direction, IndexOrigin, IndexSpec};
     pub use crate::model::{Document, Embedded};

@@ -255,6 +255,19 @@ impl<'a> Input<'a> {
                 ));
             }
         }
+        if let Some(bucket) = &self.attrs.bucket {
+            // The newest buckets of a parent first: a push finds its newest
+            // bucket, a page reads them in order, and racers that open the
+            // same next bucket meet on its uniqueness.
+            if let (Some(parent), Some(seq)) = (&bucket.parent, &bucket.seq) {
+                let key = |ident: &syn::Ident| {
+                    let name = ident.unraw().to_string();
+                    self.field_named(&name).map_or(name, |f| f.stored.clone())
+                };
+                let keys = vec![(key(parent), Dir::Asc), (key(seq), Dir::Desc)];
+                out.push(Index::new(keys, Origin::Bucket, bucket.span, true));
+            }
+        }
         for declared in &self.attrs.indexes {
             let keys = declared
                 .keys
@@ -288,6 +301,8 @@ pub enum Origin {
     ManyToMany(String),
     /// `#[document(index(...))]`.
     Declared,
+    /// `#[document(bucket(...))]`: `(parent, seq)`, unique.
+    Bucket,
 }
 
 impl Origin {
@@ -296,6 +311,7 @@ impl Origin {
             Origin::Reference(field) => format!("`#[reference(index)]` on `{field}`"),
             Origin::ManyToMany(field) => format!("`#[many_to_many]` on `{field}`"),
             Origin::Declared => "`index(...)`".to_owned(),
+            Origin::Bucket => "`bucket(...)`".to_owned(),
         }
     }
 }

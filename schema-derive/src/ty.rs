@@ -256,6 +256,30 @@ pub fn scalar_name(ty: &Type) -> Option<String> {
     (bare && SCALARS.contains(&name.as_str())).then_some(name)
 }
 
+/// The bare name of the type, when it is a plain path with no arguments
+/// (`i64`, `ObjectId`, `bson::oid::ObjectId`), looking through parentheses
+/// only: what a rule that needs one exact type compares.
+pub fn bare_name(ty: &Type) -> Option<String> {
+    let mut ty = ty;
+    while let Type::Paren(p) = ty {
+        ty = &p.elem;
+    }
+    match last_name(ty)? {
+        (name, _, true) => Some(name),
+        _ => None,
+    }
+}
+
+/// The last path segment's name as written, arguments aside (`Vec` for
+/// `Vec<String>`), looking through parentheses only.
+pub fn outer_name(ty: &Type) -> Option<String> {
+    let mut ty = ty;
+    while let Type::Paren(p) = ty {
+        ty = &p.elem;
+    }
+    last_name(ty).map(|(name, _, _)| name)
+}
+
 /// Whether the type is written `Option<...>` (looking through parentheses).
 pub fn is_option(ty: &Type) -> bool {
     let mut ty = ty;

@@ -4,9 +4,10 @@
 use proc_macro2::Span;
 use syn::{Attribute, LitStr, Meta};
 
+use super::bucket::{bucket, BucketAttr};
 use super::index::{index, IndexAttr};
 use super::keywords::{
-    COLLECTION, CRATE, DOCUMENT, DOCUMENT_KEYS, INDEX, OPEN, TIMESTAMPS, VERSION,
+    BUCKET, COLLECTION, CRATE, DOCUMENT, DOCUMENT_KEYS, INDEX, OPEN, TIMESTAMPS, VERSION,
 };
 use super::list::{for_each_key, unknown_key, SeenKeys};
 use super::value::{flag, str_value};
@@ -30,6 +31,8 @@ pub struct ContainerAttrs {
     pub version: Option<(String, Span)>,
     /// `timestamps`, with its span: the fields `created_at` and `updated_at`.
     pub timestamps: Option<Span>,
+    /// `bucket(...)`: the model is a bucket of the bucket pattern.
+    pub bucket: Option<BucketAttr>,
 }
 
 /// Checks a collection name as the server would.
@@ -104,6 +107,7 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute]) -> ContainerAttrs {
                 flag(cx, meta, name, span);
                 out.timestamps = Some(span);
             }
+            BUCKET => out.bucket = bucket(cx, meta, span),
             _ => {
                 unknown_key(cx, DOCUMENT, name, span, DOCUMENT_KEYS);
                 out.unknown_keys = true;

@@ -20,6 +20,13 @@ pub const INDEX: &str = "index";
 pub const OPEN: &str = "open";
 pub const VERSION: &str = "version";
 pub const TIMESTAMPS: &str = "timestamps";
+pub const BUCKET: &str = "bucket";
+
+// `bucket(...)` keys.
+pub const PARENT: &str = "parent";
+pub const ITEMS: &str = "items";
+pub const COUNT: &str = "count";
+pub const SEQ: &str = "seq";
 
 // `index(...)` keys.
 pub const KEYS: &str = "keys";
@@ -62,7 +69,9 @@ pub const NEWEST: &str = "newest";
 pub const OLDEST: &str = "oldest";
 
 // The keys each attribute (and `index(...)`, `partial(...)`) accepts.
-pub(super) const DOCUMENT_KEYS: &[&str] = &[COLLECTION, CRATE, INDEX, OPEN, VERSION, TIMESTAMPS];
+pub(super) const DOCUMENT_KEYS: &[&str] =
+    &[COLLECTION, CRATE, INDEX, OPEN, VERSION, TIMESTAMPS, BUCKET];
+pub(super) const BUCKET_KEYS: &[&str] = &[PARENT, ITEMS, COUNT, SEQ];
 pub(super) const INDEX_KEYS: &[&str] = &[KEYS, NAME, UNIQUE, SPARSE, EXPIRE_AFTER, PARTIAL];
 pub(super) const PARTIAL_OPS: &[&str] = &[EXISTS, EQ, GT, GTE, LT, LTE, TYPE];
 pub(super) const EMBED_KEYS: &[&str] = &[MAX, KEEP, HISTORY, UNBOUNDED];

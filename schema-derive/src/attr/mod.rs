@@ -17,6 +17,7 @@
 //! - [`field`] parses `#[embed(...)]`, `#[reference(...)]` and
 //!   `#[many_to_many(...)]`.
 
+mod bucket;
 mod container;
 mod field;
 mod index;
@@ -27,8 +28,9 @@ mod value;
 #[cfg(test)]
 mod tests;
 
+pub use bucket::{describe as describe_bucket_role, BucketAttr};
 pub use container::{container, ContainerAttrs};
 pub use field::{field, reject_field_attrs, EmbedAttr, FieldKind, Keep, RefAttr, StorageAttr};
 pub use index::{Dir, KeyName, PartialTest, Value};
-pub use keywords::{misspelt, EMBED, MANY_TO_MANY, REFERENCE, TIMESTAMPS, VERSION};
+pub use keywords::{misspelt, BUCKET, EMBED, ITEMS, MANY_TO_MANY, REFERENCE, TIMESTAMPS, VERSION};
 pub use list::skip_rest;

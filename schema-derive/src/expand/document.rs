@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::ext::IdentExt;
 
-use super::{bounded, fields, ids, indexes, private, relations, validator};
+use super::{bounded, bucket, fields, ids, indexes, private, relations, validator};
 use crate::ast::Input;
 
 pub fn expand(input: &Input) -> TokenStream {
@@ -35,6 +35,7 @@ pub fn expand(input: &Input) -> TokenStream {
     let id_checks = ids::expand(input);
     let serde_bound = serde_bound(input);
     let stamps = crate::stamp::items(input, &p);
+    let bucket = bucket::expand(input);
 
     quote! {
         #checks
@@ -69,6 +70,8 @@ pub fn expand(input: &Input) -> TokenStream {
 
             #stamps
         }
+
+        #bucket
     }
 }
 

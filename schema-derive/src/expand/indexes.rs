@@ -25,6 +25,7 @@ pub fn expand(input: &Input) -> TokenStream {
             Origin::Reference(field) => quote!(#p::IndexOrigin::Reference(#field)),
             Origin::ManyToMany(field) => quote!(#p::IndexOrigin::ManyToMany(#field)),
             Origin::Declared => quote!(#p::IndexOrigin::Declared),
+            Origin::Bucket => quote!(#p::IndexOrigin::Bucket),
         };
         let mut options = Vec::new();
         if index.name_span.is_some() {

@@ -4,6 +4,7 @@
 //! user's own `Result`, `Vec` or `String` cannot shadow it.
 
 mod bounded;
+mod bucket;
 mod document;
 mod embedded;
 mod fallback;

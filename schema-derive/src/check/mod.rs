@@ -14,6 +14,8 @@ use crate::stamp;
 use crate::suggest;
 use crate::ty::{self, Growable};
 
+mod bucket;
+
 pub fn check(cx: &Ctxt, input: &Input) {
     indexes_are_on_documents(cx, input);
     field_is_stored_one_way(cx, input);
@@ -46,6 +48,7 @@ pub fn check(cx: &Ctxt, input: &Input) {
     open_has_an_object(cx, input);
     stamps_are_on_documents(cx, input);
     stamp_fields_are_declared(cx, input);
+    bucket::check(cx, input);
 }
 
 /// Reports `msg` at `span` about `field`, and marks the field so that the

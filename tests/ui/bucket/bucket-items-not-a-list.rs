@@ -1,0 +1,23 @@
+// The items are a Vec or VecDeque: a set or a map has no order to page through.
+use schema_core::bson::oid::ObjectId;
+use schema_core::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Embedded, Serialize, Deserialize)]
+struct Message {
+    text: String,
+}
+
+#[derive(Document, Serialize, Deserialize)]
+#[document(collection = "b", bucket(parent = room, items = messages, count = count, seq = seq))]
+struct Bucket {
+    #[serde(rename = "_id")]
+    id: ObjectId,
+    room: String,
+    seq: i64,
+    count: i64,
+    #[embed(max = 10)]
+    messages: std::collections::BTreeSet<String>,
+}
+
+fn main() {}

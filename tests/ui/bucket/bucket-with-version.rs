@@ -1,0 +1,24 @@
+// A bucket's pushes keep no version: version and timestamps are refused.
+use schema_core::bson::oid::ObjectId;
+use schema_core::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Embedded, Serialize, Deserialize)]
+struct Message {
+    text: String,
+}
+
+#[derive(Document, Serialize, Deserialize)]
+#[document(collection = "b", version, bucket(parent = room, items = messages, count = count, seq = seq))]
+struct Bucket {
+    #[serde(rename = "_id")]
+    id: ObjectId,
+    room: String,
+    seq: i64,
+    count: i64,
+    version: i64,
+    #[embed(max = 10)]
+    messages: Vec<Message>,
+}
+
+fn main() {}
