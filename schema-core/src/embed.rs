@@ -102,7 +102,10 @@ impl<M: Document> Repo<M> {
     pub fn embed<C, P: crate::path::OutsideArrays>(
         &self,
         field: EmbedField<M, C, P>,
-    ) -> Embed<'_, M, C> {
+    ) -> Embed<'_, M, C>
+    where
+        M: crate::model::Updatable,
+    {
         Embed {
             repo: self,
             field: field.erase(),

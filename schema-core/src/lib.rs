@@ -108,9 +108,10 @@ pub mod __private {
         BoundedCollection, Deeper, DepthBudget, Nesting, NoDepthLeft,
     };
     pub use crate::field::{CustomSerializer, EmbedField, Field, Keep, LinkField, RefField};
-    pub use crate::growth::{Bucket, BucketSpec};
+    pub use crate::growth::{Bucket, BucketSpec, Granularity, TimeSeriesSpec};
     pub use crate::id::{IdAccepted, IdProbe, IdRefused};
     pub use crate::index::{Direction, IndexOrigin, IndexSpec};
+    pub use crate::model::Updatable;
     pub use crate::model::{Document, Embedded};
     pub use crate::path::{FieldNames, Nested, NestedFields, One, Prefix, Root, Seg};
     pub use crate::query::{same_name, Projection};

@@ -14,6 +14,17 @@ use crate::error::Result;
 use crate::index::{Direction, IndexSpec};
 use crate::validator::{validator, BsonSchema};
 
+/// A model whose stored documents the server lets the helpers update: every
+/// `#[derive(Document)]` but a time series (whose measurements the server
+/// updates only on their meta field, by multi-update). The typed update
+/// builders and the update helpers need it.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is a time series: the server does not update a measurement (only its meta field, with a multi-update), so it has no typed update",
+    label = "an update of a time-series model",
+    note = "insert new measurements and delete old ones; change the meta field of many with a raw `update_many(filter, doc! {{ \"$set\": {{ .. }} }})` filtered on it"
+)]
+pub trait Updatable {}
+
 /// A root document: a Rust type stored one value per document in its own collection.
 ///
 /// ```
@@ -87,6 +98,11 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
     /// updated), when the model keeps them: inserts and upserts set both,
     /// every update and replace the second.
     const TIMESTAMPS: Option<(&'static str, &'static str)> = None;
+
+    /// The time-series options, when the model is stored in a time-series
+    /// collection (`#[document(timeseries(...))]`, see
+    /// [`growth::timeseries`](crate::growth::timeseries)).
+    const TIMESERIES: Option<crate::growth::TimeSeriesSpec> = None;
 
     /// The value of the version field, when the model keeps one.
     fn version(&self) -> Option<i64> {

@@ -182,6 +182,27 @@ pub enum Action {
         /// The existing documents that fail the validator.
         violators: Violators,
     },
+    /// The collection of a time-series model is missing: create it as a
+    /// time series with the model's options (and no validator: the server
+    /// takes none on a time-series collection).
+    CreateTimeSeries {
+        /// Collection name.
+        collection: String,
+        /// The model's options.
+        timeseries: crate::growth::TimeSeriesSpec,
+    },
+    /// The collection exists, but not as the model declares it: a plain
+    /// collection where the model is a time series (or the reverse), or a
+    /// time series with other options. Reported and left alone: a
+    /// collection cannot become a time series in place.
+    TimeSeriesDiffers {
+        /// Collection name.
+        collection: String,
+        /// What the server has, in words.
+        server: String,
+        /// What the model declares, in words.
+        wanted: String,
+    },
     /// A declared index is missing: create it.
     CreateIndex {
         /// Collection name.
@@ -214,6 +235,8 @@ impl Action {
     pub fn collection(&self) -> &str {
         match self {
             Action::CreateCollection { collection, .. }
+            | Action::CreateTimeSeries { collection, .. }
+            | Action::TimeSeriesDiffers { collection, .. }
             | Action::UpdateValidator { collection, .. }
             | Action::ValidationLevel { collection, .. }
             | Action::CreateIndex { collection, .. }
@@ -229,12 +252,15 @@ impl Action {
             Action::ConflictingIndex { .. }
                 | Action::ExtraIndex { .. }
                 | Action::ValidationLevel { .. }
+                | Action::TimeSeriesDiffers { .. }
         )
     }
 
     fn verb(&self) -> &'static str {
         match self {
             Action::CreateCollection { .. } => "create collection",
+            Action::CreateTimeSeries { .. } => "create time series",
+            Action::TimeSeriesDiffers { .. } => "drift: collection kind",
             Action::UpdateValidator { .. } => "update validator",
             Action::ValidationLevel { .. } => "drift: validation level",
             Action::CreateIndex { .. } => "create index",
@@ -248,6 +274,16 @@ impl Action {
             Action::CreateCollection { validator, .. } => {
                 format!("with validator ({} properties)", property_count(validator))
             }
+            Action::CreateTimeSeries { timeseries, .. } => format!(
+                "{}, no validator (a time-series collection takes none)",
+                timeseries.describe()
+            ),
+            Action::TimeSeriesDiffers { server, wanted, .. } => format!(
+                "server: {server} | model: {wanted}; left alone (nothing is converted in place): \
+                 create the collection under a new name as the model declares it, copy the \
+                 documents into it (e.g. an aggregation ending with `$out` to it), then drop or \
+                 rename the old one and sync again"
+            ),
             Action::UpdateValidator {
                 current,
                 wanted,

@@ -215,7 +215,10 @@ impl<M: Document> Repo<M> {
     /// [`Error::Conflict`] names the version expected (one more `find` tells
     /// a conflict from a missing document). A `#[document(timestamps)]`
     /// model's `updated_at` is set to now.
-    pub fn replace<'a>(&'a self, doc: &'a M) -> Action<'a, bool> {
+    pub fn replace<'a>(&'a self, doc: &'a M) -> Action<'a, bool>
+    where
+        M: crate::model::Updatable,
+    {
         self.action("replace", move |s| self.replace_opt(s, doc))
     }
 

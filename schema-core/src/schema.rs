@@ -26,6 +26,8 @@ pub struct ModelInfo {
     pub indexes: Vec<IndexSpec>,
     /// Whether its writes need multi-document transactions (two-sided links).
     pub needs_transactions: bool,
+    /// Its time-series options, when it is stored in a time series.
+    pub timeseries: Option<crate::growth::TimeSeriesSpec>,
 }
 
 impl ModelInfo {
@@ -37,6 +39,7 @@ impl ModelInfo {
             validator: M::validator(),
             indexes: M::indexes(),
             needs_transactions: M::relations().iter().any(|r| r.needs_transaction()),
+            timeseries: M::TIMESERIES,
         }
     }
 }

@@ -87,7 +87,9 @@ impl Schema {
                 return Ok((Vec::new(), None));
             };
             let changed = !same_validator(server.validator.as_ref(), &model.validator);
-            let violators = if changed || server.level.is_some() {
+            // A time series has no validator to compare.
+            let plain = model.timeseries.is_none() && server.timeseries.is_none();
+            let violators = if plain && (changed || server.level.is_some()) {
                 Some(violators(db, name, &model.validator).await?)
             } else {
                 None
@@ -99,12 +101,23 @@ impl Schema {
         let mut actions = Vec::new();
         for ((collection, model), (server_indexes, violators)) in models.iter().zip(found) {
             let violators = violators.unwrap_or_default();
-            match existing.get(*collection) {
-                None => actions.push(Action::CreateCollection {
+            match (existing.get(*collection), &model.timeseries) {
+                (None, Some(timeseries)) => actions.push(Action::CreateTimeSeries {
+                    collection: collection.to_string(),
+                    timeseries: *timeseries,
+                }),
+                (Some(server), wanted) if wanted.is_some() || server.timeseries.is_some() => {
+                    if let Some(drift) = timeseries_drift(collection, server, wanted.as_ref()) {
+                        actions.push(drift);
+                    }
+                }
+                (None, None) => actions.push(Action::CreateCollection {
                     collection: collection.to_string(),
                     validator: model.validator.clone(),
                 }),
-                Some(server) if !same_validator(server.validator.as_ref(), &model.validator) => {
+                (Some(server), _)
+                    if !same_validator(server.validator.as_ref(), &model.validator) =>
+                {
                     actions.push(Action::UpdateValidator {
                         collection: collection.to_string(),
                         current: server.validator.clone(),
@@ -112,16 +125,25 @@ impl Schema {
                         violators,
                     })
                 }
-                Some(ServerCollection {
-                    level: Some(level), ..
-                }) => actions.push(Action::ValidationLevel {
+                (
+                    Some(ServerCollection {
+                        level: Some(level), ..
+                    }),
+                    _,
+                ) => actions.push(Action::ValidationLevel {
                     collection: collection.to_string(),
                     current: level.clone(),
                     violators,
                 }),
-                Some(_) => {}
+                (Some(_), _) => {}
             }
-            diff_indexes(collection, &model.indexes, &server_indexes, &mut actions);
+            // Another kind of collection than the model's: its indexes wait
+            // for the collection to be made right.
+            let kind_differs = matches!(actions.last(), Some(Action::TimeSeriesDiffers { collection: c, .. }) if c == collection);
+            if !kind_differs {
+                let server_indexes = without_implicit(existing.get(*collection), server_indexes);
+                diff_indexes(collection, &model.indexes, &server_indexes, &mut actions);
+            }
         }
         Ok(Plan { actions })
     }
@@ -189,6 +211,18 @@ pub(crate) async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Re
                     .await
                     .map_err(|e| Error::from_server(e, "create collection", &collection))?;
             }
+            Action::CreateTimeSeries { timeseries, .. } => {
+                let create = db
+                    .create_collection(&collection)
+                    .timeseries(timeseries.options());
+                let create = match timeseries.expire_after_seconds {
+                    Some(secs) => create.expire_after_seconds(std::time::Duration::from_secs(secs)),
+                    None => create,
+                };
+                create.await.map_err(|e| {
+                    Error::from_server(e, "create time-series collection", &collection)
+                })?;
+            }
             Action::UpdateValidator {
                 wanted, violators, ..
             } => {
@@ -239,6 +273,11 @@ pub(crate) async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Re
                     .await
                     .map_err(|e| Error::from_server(e, "drop index on", &collection))?;
             }
+            // Never converted: reported alone.
+            Action::TimeSeriesDiffers { .. } => {
+                report.left_alone.push(action);
+                continue;
+            }
         }
         report.applied.push(action);
     }
@@ -262,6 +301,51 @@ struct ServerCollection {
     validator: Option<BsonDocument>,
     /// The validation level when it is not `strict` (the default).
     level: Option<String>,
+    /// Its time-series options, when it is a time series.
+    timeseries: Option<mongodb::options::TimeseriesOptions>,
+    /// Its `expireAfterSeconds`.
+    expire: Option<std::time::Duration>,
+}
+
+/// The drift between a collection and a model when either is a time
+/// series: another kind, or other options. `None` when they agree.
+fn timeseries_drift(
+    collection: &str,
+    server: &ServerCollection,
+    wanted: Option<&crate::growth::TimeSeriesSpec>,
+) -> Option<Action> {
+    let described = match &server.timeseries {
+        Some(options) => crate::growth::timeseries::describe_server(options, server.expire),
+        None => "a plain collection".to_owned(),
+    };
+    let agree = match (wanted, &server.timeseries) {
+        (Some(spec), Some(options)) => spec.matches(options, server.expire),
+        _ => false,
+    };
+    (!agree).then(|| Action::TimeSeriesDiffers {
+        collection: collection.to_owned(),
+        server: described,
+        wanted: wanted.map_or_else(|| "a plain collection".to_owned(), |s| s.describe()),
+    })
+}
+
+/// The server's indexes of a collection without the one a time series
+/// makes itself on its meta and time fields (not a model's to declare).
+fn without_implicit(
+    server: Option<&ServerCollection>,
+    indexes: Vec<ServerIndex>,
+) -> Vec<ServerIndex> {
+    let Some(options) = server.and_then(|s| s.timeseries.as_ref()) else {
+        return indexes;
+    };
+    let Some(meta) = options.meta_field.as_deref() else {
+        return indexes;
+    };
+    let implicit: BsonDocument = doc! { meta: 1, options.time_field.as_str(): 1 };
+    indexes
+        .into_iter()
+        .filter(|index| !crate::plan::same_key_order(&index.keys, &implicit))
+        .collect()
 }
 
 /// Every collection of the database with its validator and validation
@@ -283,9 +367,15 @@ async fn list_collections(db: &Database) -> Result<BTreeMap<String, ServerCollec
                 Some(ValidationLevel::Off) => Some("off".to_owned()),
                 Some(other) => Some(format!("{other:?}").to_lowercase()),
             };
+            let timeseries = match s.collection_type {
+                mongodb::results::CollectionType::Timeseries => s.options.timeseries,
+                _ => None,
+            };
             let collection = ServerCollection {
                 validator: s.options.validator,
                 level,
+                timeseries,
+                expire: s.options.expire_after_seconds,
             };
             (s.name, collection)
         })

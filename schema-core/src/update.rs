@@ -62,6 +62,7 @@ use crate::codec::value_to_bson;
 use crate::embed::{self, EmbedArray};
 use crate::error::{Error, Result};
 use crate::field::{Compare, EmbedField, Field, Scope, Typed};
+use crate::model::Updatable;
 use crate::path::OutsideArrays;
 
 /// One update document of model `M` (see the [module docs](self)).
@@ -358,6 +359,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     where
         T: Compare<V>,
         P: Typed + OutsideArrays,
+        M: Updatable,
     {
         Update::op("$set", self.name(), self.bson(value))
     }
@@ -367,6 +369,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     where
         T: Compare<V>,
         P: Typed + OutsideArrays,
+        M: Updatable,
     {
         Update::op("$inc", self.name(), self.bson(by))
     }
@@ -376,6 +379,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     where
         T: Compare<V>,
         P: Typed + OutsideArrays,
+        M: Updatable,
     {
         Update::op("$mul", self.name(), self.bson(by))
     }
@@ -385,6 +389,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     where
         T: Compare<V>,
         P: Typed + OutsideArrays,
+        M: Updatable,
     {
         Update::op("$min", self.name(), self.bson(value))
     }
@@ -394,6 +399,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     where
         T: Compare<V>,
         P: Typed + OutsideArrays,
+        M: Updatable,
     {
         Update::op("$max", self.name(), self.bson(value))
     }
@@ -404,6 +410,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     where
         T: DateField,
         P: Typed + OutsideArrays,
+        M: Updatable,
     {
         let kind = doc! { "$type": T::TYPE };
         Update::op("$currentDate", self.name(), Ok(Bson::Document(kind)))
@@ -430,6 +437,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     where
         T: Optional,
         P: OutsideArrays,
+        M: Updatable,
     {
         Update::op("$unset", self.name(), Ok(Bson::String(String::new())))
     }
@@ -470,6 +478,7 @@ where
     pub fn push(&self, item: &C::Item) -> Update<M>
     where
         P: OutsideArrays,
+        M: Updatable,
     {
         self.push_all(std::slice::from_ref(item))
     }
@@ -506,6 +515,7 @@ where
     pub fn push_all(&self, items: &[C::Item]) -> Update<M>
     where
         P: OutsideArrays,
+        M: Updatable,
     {
         let items: Result<Vec<Bson>> = items
             .iter()
@@ -558,6 +568,7 @@ where
     where
         C: Serialize,
         P: OutsideArrays,
+        M: Updatable,
     {
         let name = self.name();
         let max = self.max();

@@ -64,7 +64,7 @@ use crate::action::Action;
 use crate::codec::{self, id_to_bson};
 use crate::error::{id_text, Error, FailedInsert, InsertManyFailure, Result};
 use crate::filter::Filter;
-use crate::model::{Document, Relation, Stamp};
+use crate::model::{Document, Relation, Stamp, Updatable};
 use crate::repo::{with_session, Repo};
 use crate::txn;
 use crate::update::{Update, UpdateParts};
@@ -391,7 +391,10 @@ impl<M: Document> Repo<M> {
         &'a self,
         id: &'a M::Id,
         update: impl Into<Update<M>>,
-    ) -> Action<'a, bool, UpdateByIdOptions> {
+    ) -> Action<'a, bool, UpdateByIdOptions>
+    where
+        M: Updatable,
+    {
         let update = update.into();
         let options = UpdateByIdOptions::default();
         Action::new(M::COLLECTION, "update", options, move |s, o| async move {
@@ -413,7 +416,10 @@ impl<M: Document> Repo<M> {
         &self,
         filter: impl Into<Filter<M>>,
         update: impl Into<Update<M>>,
-    ) -> Action<'_, UpdateResult, UpdateOptions> {
+    ) -> Action<'_, UpdateResult, UpdateOptions>
+    where
+        M: Updatable,
+    {
         let (filter, update) = (filter.into(), update.into());
         let options = UpdateOptions::default();
         Action::new(
@@ -476,7 +482,10 @@ impl<M: Document> Repo<M> {
         &self,
         filter: impl Into<Filter<M>>,
         update: impl Into<Update<M>>,
-    ) -> Action<'_, Option<M>, FindOneAndUpdateOptions> {
+    ) -> Action<'_, Option<M>, FindOneAndUpdateOptions>
+    where
+        M: Updatable,
+    {
         let (filter, update) = (filter.into(), update.into());
         let options = FindOneAndUpdateOptions::default();
         Action::new(

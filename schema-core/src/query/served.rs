@@ -20,11 +20,6 @@ use crate::model::Document;
 use crate::query::guard::{Served, ServingIndex};
 use crate::repo::{IndexKey, Repo, Seen};
 
-/// The `_id` index, which every collection has.
-fn is_id(keys: &BsonDocument) -> bool {
-    keys.len() == 1 && keys.contains_key("_id")
-}
-
 /// The server saying an index a query needed is gone: the query was killed
 /// because its index was dropped (`QueryPlanKilled`), the index was not
 /// found, or a `hint` named no index it has.
@@ -63,7 +58,7 @@ impl<M: Document> Repo<M> {
         let unseen: Vec<&ServingIndex> = indexes
             .iter()
             .copied()
-            .filter(|index| !is_id(&index.keys) && !self.seen().has_pattern(&index.name))
+            .filter(|index| !index.implicit && !self.seen().has_pattern(&index.name))
             .collect();
         if unseen.is_empty() {
             return Ok(());
@@ -141,18 +136,5 @@ pub(crate) fn index_error_in<M: Document>(
             }
         }
         _ => Error::from_server(e, action, M::COLLECTION),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use bson::doc;
-
-    #[test]
-    fn the_id_index_needs_no_asking() {
-        assert!(is_id(&doc! { "_id": 1 }));
-        assert!(!is_id(&doc! { "_id": 1, "a": 1 }));
-        assert!(!is_id(&doc! { "a": 1 }));
     }
 }

@@ -7,9 +7,11 @@ use syn::{Attribute, LitStr, Meta};
 use super::bucket::{bucket, BucketAttr};
 use super::index::{index, IndexAttr};
 use super::keywords::{
-    BUCKET, COLLECTION, CRATE, DOCUMENT, DOCUMENT_KEYS, INDEX, OPEN, TIMESTAMPS, VERSION,
+    BUCKET, COLLECTION, CRATE, DOCUMENT, DOCUMENT_KEYS, INDEX, OPEN, TIMESERIES, TIMESTAMPS,
+    VERSION,
 };
 use super::list::{for_each_key, unknown_key, SeenKeys};
+use super::timeseries::{timeseries, TimeSeriesAttr};
 use super::value::{flag, str_value};
 use crate::ctxt::Ctxt;
 
@@ -33,6 +35,8 @@ pub struct ContainerAttrs {
     pub timestamps: Option<Span>,
     /// `bucket(...)`: the model is a bucket of the bucket pattern.
     pub bucket: Option<BucketAttr>,
+    /// `timeseries(...)`: the model is stored in a time-series collection.
+    pub timeseries: Option<TimeSeriesAttr>,
 }
 
 /// Checks a collection name as the server would.
@@ -108,6 +112,7 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute]) -> ContainerAttrs {
                 out.timestamps = Some(span);
             }
             BUCKET => out.bucket = bucket(cx, meta, span),
+            TIMESERIES => out.timeseries = timeseries(cx, meta, span),
             _ => {
                 unknown_key(cx, DOCUMENT, name, span, DOCUMENT_KEYS);
                 out.unknown_keys = true;

@@ -21,6 +21,13 @@ pub const OPEN: &str = "open";
 pub const VERSION: &str = "version";
 pub const TIMESTAMPS: &str = "timestamps";
 pub const BUCKET: &str = "bucket";
+pub const TIMESERIES: &str = "timeseries";
+
+// `timeseries(...)` keys (with `expire_after`).
+pub const TIME: &str = "time";
+pub const META: &str = "meta";
+pub const GRANULARITY: &str = "granularity";
+pub const SPAN: &str = "span";
 
 // `bucket(...)` keys.
 pub const PARENT: &str = "parent";
@@ -69,8 +76,10 @@ pub const NEWEST: &str = "newest";
 pub const OLDEST: &str = "oldest";
 
 // The keys each attribute (and `index(...)`, `partial(...)`) accepts.
-pub(super) const DOCUMENT_KEYS: &[&str] =
-    &[COLLECTION, CRATE, INDEX, OPEN, VERSION, TIMESTAMPS, BUCKET];
+pub(super) const DOCUMENT_KEYS: &[&str] = &[
+    COLLECTION, CRATE, INDEX, OPEN, VERSION, TIMESTAMPS, BUCKET, TIMESERIES,
+];
+pub(super) const TIMESERIES_KEYS: &[&str] = &[TIME, META, GRANULARITY, SPAN, EXPIRE_AFTER];
 pub(super) const BUCKET_KEYS: &[&str] = &[PARENT, ITEMS, COUNT, SEQ];
 pub(super) const INDEX_KEYS: &[&str] = &[KEYS, NAME, UNIQUE, SPARSE, EXPIRE_AFTER, PARTIAL];
 pub(super) const PARTIAL_OPS: &[&str] = &[EXISTS, EQ, GT, GTE, LT, LTE, TYPE];

@@ -23,6 +23,7 @@ mod field;
 mod index;
 mod keywords;
 mod list;
+mod timeseries;
 mod value;
 
 #[cfg(test)]
@@ -34,3 +35,4 @@ pub use field::{field, reject_field_attrs, EmbedAttr, FieldKind, Keep, RefAttr, 
 pub use index::{Dir, KeyName, PartialTest, Value};
 pub use keywords::{misspelt, BUCKET, EMBED, ITEMS, MANY_TO_MANY, REFERENCE, TIMESTAMPS, VERSION};
 pub use list::skip_rest;
+pub use timeseries::TimeSeriesAttr;

@@ -15,6 +15,7 @@ use crate::suggest;
 use crate::ty::{self, Growable};
 
 mod bucket;
+mod timeseries;
 
 pub fn check(cx: &Ctxt, input: &Input) {
     indexes_are_on_documents(cx, input);
@@ -49,6 +50,7 @@ pub fn check(cx: &Ctxt, input: &Input) {
     stamps_are_on_documents(cx, input);
     stamp_fields_are_declared(cx, input);
     bucket::check(cx, input);
+    timeseries::check(cx, input);
 }
 
 /// Reports `msg` at `span` about `field`, and marks the field so that the

@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::ext::IdentExt;
 
-use super::{bounded, bucket, fields, ids, indexes, private, relations, validator};
+use super::{bounded, bucket, fields, ids, indexes, private, relations, timeseries, validator};
 use crate::ast::Input;
 
 pub fn expand(input: &Input) -> TokenStream {
@@ -36,6 +36,8 @@ pub fn expand(input: &Input) -> TokenStream {
     let serde_bound = serde_bound(input);
     let stamps = crate::stamp::items(input, &p);
     let bucket = bucket::expand(input);
+    let series = timeseries::spec(input);
+    let updatable = timeseries::updatable(input);
 
     quote! {
         #checks
@@ -69,9 +71,13 @@ pub fn expand(input: &Input) -> TokenStream {
             }
 
             #stamps
+
+            #series
         }
 
         #bucket
+
+        #updatable
     }
 }
 

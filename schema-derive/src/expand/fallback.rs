@@ -46,6 +46,7 @@ fn document(input: &Input) -> TokenStream {
     let checks = bounded::expand(input);
     let id_checks = ids::expand(input);
     let serde_bound = document::serde_bound(input);
+    let updatable = super::timeseries::updatable(input);
     let (id_ty, id_body) = match input.id_field() {
         Some(id) => {
             let ty = id.ty;
@@ -85,6 +86,8 @@ fn document(input: &Input) -> TokenStream {
                 #p::bson::Document::new()
             }
         }
+
+        #updatable
     }
 }
 

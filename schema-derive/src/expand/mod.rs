@@ -12,6 +12,7 @@ mod fields;
 mod ids;
 mod indexes;
 mod relations;
+mod timeseries;
 mod validator;
 
 use proc_macro2::{Group, Span, TokenStream, TokenTree};

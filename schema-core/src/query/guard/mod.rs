@@ -61,6 +61,9 @@ pub(crate) struct Served {
 pub(crate) struct ServingIndex {
     pub(crate) keys: BsonDocument,
     pub(crate) name: String,
+    /// One the server keeps of itself (`_id`'s, a time series' on its meta
+    /// and time): no need to ask whether it exists.
+    pub(crate) implicit: bool,
 }
 
 /// [`check`], and which indexes serve the query.
@@ -111,11 +114,17 @@ struct Index {
 
 impl Index {
     fn id() -> Index {
-        Index::of(crate::index::IndexSpec::new(
-            vec![("_id".to_owned(), Direction::Asc)],
+        Index::implicit(vec![("_id".to_owned(), Direction::Asc)]).unique()
+    }
+
+    /// An index the server keeps of itself.
+    fn implicit(keys: Vec<(String, Direction)>) -> Index {
+        let mut index = Index::of(crate::index::IndexSpec::new(
+            keys,
             crate::index::IndexOrigin::Declared,
-        ))
-        .unique()
+        ));
+        index.serving.implicit = true;
+        index
     }
 
     fn unique(mut self) -> Index {
@@ -147,7 +156,11 @@ impl Index {
             unique: spec.unique,
             sparse: spec.sparse,
             partial: spec.partial_filter,
-            serving: ServingIndex { keys, name },
+            serving: ServingIndex {
+                keys,
+                name,
+                implicit: false,
+            },
         }
     }
 
@@ -167,6 +180,19 @@ fn model_of<M: Document>() -> &'static Model {
     crate::once::per_model::<M, Model>(|| {
         let mut indexes = vec![Index::id()];
         indexes.extend(crate::once::indexes::<M>().iter().cloned().map(Index::of));
+        // A time series' own index on its meta and time fields.
+        if let Some(crate::growth::TimeSeriesSpec {
+            time,
+            meta: Some(meta),
+            ..
+        }) = M::TIMESERIES
+        {
+            let keys = vec![
+                (meta.to_owned(), Direction::Asc),
+                (time.to_owned(), Direction::Asc),
+            ];
+            indexes.push(Index::implicit(keys));
+        }
         let mut arrays = Vec::new();
         array_paths(&M::json_schema(), "", &mut arrays);
         let has_partial = indexes.iter().any(|i| i.partial.is_some());
