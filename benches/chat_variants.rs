@@ -206,12 +206,7 @@ async fn main() {
         reads: read,
         plan: buckets.items(&room).explain(50).await.expect("explain"),
         storage: storage(&db, "message_buckets").await,
-        documents: buckets
-            .repo()
-            .count(doc! {})
-            .scan()
-            .await
-            .expect("count"),
+        documents: buckets.repo().count(doc! {}).scan().await.expect("count"),
     });
 
     // A time series.
