@@ -38,6 +38,7 @@ pub mod schema;
 pub mod schema_depth;
 pub mod setup;
 pub mod stamp;
+pub mod timeseries;
 #[cfg(feature = "tracing")]
 pub mod trace;
 pub mod txn;

@@ -101,8 +101,8 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
 
     /// The time-series options, when the model is stored in a time-series
     /// collection (`#[document(timeseries(...))]`, see
-    /// [`growth::timeseries`](crate::growth::timeseries)).
-    const TIMESERIES: Option<crate::growth::TimeSeriesSpec> = None;
+    /// [`timeseries`](crate::timeseries)).
+    const TIMESERIES: Option<crate::timeseries::TimeSeriesSpec> = None;
 
     /// The value of the version field, when the model keeps one.
     fn version(&self) -> Option<i64> {

@@ -189,7 +189,7 @@ pub enum Action {
         /// Collection name.
         collection: String,
         /// The model's options.
-        timeseries: crate::growth::TimeSeriesSpec,
+        timeseries: crate::timeseries::TimeSeriesSpec,
     },
     /// The collection exists, but not as the model declares it: a plain
     /// collection where the model is a time series (or the reverse), or a

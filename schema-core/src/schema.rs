@@ -27,7 +27,7 @@ pub struct ModelInfo {
     /// Whether its writes need multi-document transactions (two-sided links).
     pub needs_transactions: bool,
     /// Its time-series options, when it is stored in a time series.
-    pub timeseries: Option<crate::growth::TimeSeriesSpec>,
+    pub timeseries: Option<crate::timeseries::TimeSeriesSpec>,
 }
 
 impl ModelInfo {

@@ -312,10 +312,10 @@ struct ServerCollection {
 fn timeseries_drift(
     collection: &str,
     server: &ServerCollection,
-    wanted: Option<&crate::growth::TimeSeriesSpec>,
+    wanted: Option<&crate::timeseries::TimeSeriesSpec>,
 ) -> Option<Action> {
     let described = match &server.timeseries {
-        Some(options) => crate::growth::timeseries::describe_server(options, server.expire),
+        Some(options) => crate::timeseries::describe_server(options, server.expire),
         None => "a plain collection".to_owned(),
     };
     let agree = match (wanted, &server.timeseries) {

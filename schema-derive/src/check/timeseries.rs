@@ -1,6 +1,6 @@
 //! The rules of `#[document(timeseries(...))]`: its fields exist and can
 //! play their roles, and the model declares nothing the server refuses on a
-//! time-series collection (see `schema_core::growth::timeseries`). One
+//! time-series collection (see `schema_core::timeseries`). One
 //! function per rule.
 
 use syn::ext::IdentExt;

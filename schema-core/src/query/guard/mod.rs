@@ -181,7 +181,7 @@ fn model_of<M: Document>() -> &'static Model {
         let mut indexes = vec![Index::id()];
         indexes.extend(crate::once::indexes::<M>().iter().cloned().map(Index::of));
         // A time series' own index on its meta and time fields.
-        if let Some(crate::growth::TimeSeriesSpec {
+        if let Some(crate::timeseries::TimeSeriesSpec {
             time,
             meta: Some(meta),
             ..
