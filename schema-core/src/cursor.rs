@@ -1,8 +1,8 @@
-//! Running a `find` in the caller's session (or in none) and collecting the
+//! Running a `find` or an `aggregate` in the caller's session (or in none) and collecting the
 //! results: the one place the two cursor kinds are told apart.
 
 use futures_util::TryStreamExt;
-use mongodb::action::Find;
+use mongodb::action::{Aggregate, Find};
 use mongodb::ClientSession;
 use serde::de::DeserializeOwned;
 
@@ -20,5 +20,23 @@ where
             cursor.stream(s).try_collect().await
         }
         None => find.await?.try_collect().await,
+    }
+}
+
+/// Sends `aggregate` (in `session` when given) and reads every batch.
+pub(crate) async fn collect_aggregate<T>(
+    aggregate: Aggregate<'_>,
+    session: Option<&mut ClientSession>,
+) -> mongodb::error::Result<Vec<T>>
+where
+    T: DeserializeOwned + Send + Sync,
+{
+    let aggregate = aggregate.with_type::<T>();
+    match session {
+        Some(s) => {
+            let mut cursor = aggregate.session(&mut *s).await?;
+            cursor.stream(s).try_collect().await
+        }
+        None => aggregate.await?.try_collect().await,
     }
 }

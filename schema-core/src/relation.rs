@@ -5,15 +5,19 @@
 //! - [`reference`](mod@reference): children that point at their parent with an indexed
 //!   `#[reference(index)]`: keyset pages on the index, counts, and the
 //!   parents of a page in one query.
+//! - [`join`]: a page of children with their parents, or a parent with its
+//!   newest children, in one `aggregate` (`$lookup` on the parent's `_id`).
 //! - [`many_to_many`]: `#[many_to_many]` id arrays: link and unlink (both
 //!   sides in one transaction when two-sided), `verify` and `repair`.
 //! - [`through`]: many-to-many with no bound on either side, one edge
 //!   document per pair in a collection of its own.
 
+pub mod join;
 pub mod many_to_many;
 pub mod reference;
 pub mod through;
 
+pub use join::{Family, JoinPlan, WithParent, WithParents};
 pub use many_to_many::{Asymmetry, AsymmetryKind, Links, OverMax, RepairReport, VerifyReport};
 pub use reference::{Children, Cursor, Page};
 pub use through::Through;

@@ -16,6 +16,7 @@ use crate::filter::Filter;
 use crate::model::Document;
 use crate::query::guard::{self, Served};
 use crate::query::keyset::{may_be_null, Cursor, Keyset, Page};
+use crate::query::lookup::{Lookup, PageStep};
 use crate::query::projection::Projection;
 use crate::query::served;
 use crate::query::sort::Sort;
@@ -250,14 +251,62 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         with_session(action, session)
     }
 
-    async fn page_opt(
+    async fn page_opt(self, session: Option<&'a mut ClientSession>, size: u32) -> Result<Page<P>> {
+        let (docs, next) = self.page_raw(session, size, None).await?;
+        let items = docs
+            .iter()
+            .map(decode::<M, P>)
+            .collect::<Result<Vec<P>>>()?;
+        Ok(Page { items, next })
+    }
+
+    /// The caller's session, taken out (to run the query in an action that
+    /// holds it).
+    pub(crate) fn take_session(&mut self) -> Option<&'a mut ClientSession> {
+        self.session.take()
+    }
+
+    /// The database the query is sent to.
+    pub(crate) fn database(&self) -> &mongodb::Database {
+        self.repo.database()
+    }
+
+    /// The first step of a page of `size` (its first `find`), once the
+    /// index guard let it through and the server listed its indexes.
+    pub(crate) async fn first_step(mut self, size: u32) -> Result<PageStep> {
+        let keyset = Keyset::of_sort(self.sort.as_ref());
+        let base = self.checked_filter_sorted(&keyset)?;
+        self.require_served().await?;
+        let filter = keyset
+            .filters(&base, self.after.as_ref(), may_be_null::<M>)
+            .into_iter()
+            .next()
+            .unwrap_or(base);
+        Ok(PageStep {
+            filter,
+            sort: keyset.sort(),
+            limit: size,
+            hint: None,
+        })
+    }
+
+    /// [`checked_filter`](Self::checked_filter) with the keyset's sort.
+    fn checked_filter_sorted(&mut self, keyset: &Keyset) -> Result<BsonDocument> {
+        self.sort = Some(keyset.sort());
+        self.checked_filter()
+    }
+
+    /// The raw documents of one page and the cursor after it: each step of
+    /// the keyset a `find`, or, with `lookup`, an `aggregate` that joins
+    /// each document with its parent (see [`lookup`](crate::query::lookup)).
+    pub(crate) async fn page_raw(
         mut self,
         mut session: Option<&'a mut ClientSession>,
         size: u32,
-    ) -> Result<Page<P>> {
+        lookup: Option<&Lookup>,
+    ) -> Result<(Vec<RawDocumentBuf>, Option<Cursor>)> {
         let keyset = Keyset::of_sort(self.sort.as_ref());
-        self.sort = Some(keyset.sort());
-        let base = self.checked_filter()?;
+        let base = self.checked_filter_sorted(&keyset)?;
         self.require_served().await?;
         let projection = P::projection().map(|mut projection| {
             for path in keyset.paths() {
@@ -273,32 +322,41 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
                 break;
             }
             let short = u32::try_from(short).unwrap_or(size);
-            let mut find = raw
-                .find(filter)
-                .sort(keyset.sort())
-                .limit(i64::from(short))
-                .batch_size(short);
-            if let Some(projection) = &projection {
-                find = find.projection(projection.clone());
-            }
-            let found = crate::cursor::collect(find, session.as_deref_mut())
-                .await
-                .map_err(|e| {
-                    self.repo
-                        .index_error(e, "page through", self.served.as_ref())
-                })?;
-            docs.extend(found);
+            let found = match lookup {
+                Some(lookup) => {
+                    let step = PageStep {
+                        filter,
+                        sort: keyset.sort(),
+                        limit: short,
+                        hint: None,
+                    };
+                    lookup.run(&raw, session.as_deref_mut(), step).await
+                }
+                None => {
+                    let mut find = raw
+                        .find(filter)
+                        .sort(keyset.sort())
+                        .limit(i64::from(short))
+                        .batch_size(short);
+                    if let Some(projection) = &projection {
+                        find = find.projection(projection.clone());
+                    }
+                    crate::cursor::collect(find, session.as_deref_mut()).await
+                }
+            };
+            docs.extend(found.map_err(|e| {
+                self.repo
+                    .index_error(e, "page through", self.served.as_ref())
+            })?);
         }
-        let items = docs
-            .iter()
-            .map(decode::<M, P>)
-            .collect::<Result<Vec<P>>>()?;
-        let next = if docs.len() >= size as usize {
-            keyset.next_cursor(&docs, self.after.as_ref())
-        } else {
+        let next = if docs.len() < size as usize {
             None
+        } else if let Some(lookup) = lookup {
+            keyset.next_cursor(&lookup.children(&docs)?, self.after.as_ref())
+        } else {
+            keyset.next_cursor(&docs, self.after.as_ref())
         };
-        Ok(Page { items, next })
+        Ok((docs, next))
     }
 
     /// Yields a partial view of each document: sends
@@ -558,7 +616,7 @@ fn decode<M: Document, P: Projection<M>>(raw: &RawDocumentBuf) -> Result<P> {
 }
 
 /// `action` in `session`, when there is one.
-fn with_session<'a, T, O>(
+pub(crate) fn with_session<'a, T, O>(
     action: Action<'a, T, O>,
     session: Option<&'a mut ClientSession>,
 ) -> Action<'a, T, O> {

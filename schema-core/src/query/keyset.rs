@@ -20,7 +20,7 @@
 //! values past it, then the nulls, each `find` limited to what the page
 //! still lacks. With more keys it is one `find`.
 
-use bson::{doc, Bson, Document as BsonDocument, RawDocument, RawDocumentBuf};
+use bson::{doc, Bson, Document as BsonDocument, RawDocument};
 use serde::{Deserialize, Serialize};
 
 use crate::index::Direction;
@@ -258,12 +258,12 @@ impl Keyset {
     /// The cursor after a full page: the last document's sort values and
     /// `_id`, and whether the document before it (on this page, or the last
     /// one of the page before) has the same sort values.
-    pub(crate) fn next_cursor(
+    pub(crate) fn next_cursor<D: AsRef<RawDocument>>(
         &self,
-        docs: &[RawDocumentBuf],
+        docs: &[D],
         prev: Option<&Cursor>,
     ) -> Option<Cursor> {
-        let last_doc = docs.last()?;
+        let last_doc = docs.last()?.as_ref();
         let values = |doc: &RawDocument| -> Vec<Bson> {
             if self.keys.is_empty() {
                 vec![raw_path(doc, "_id")]
@@ -276,7 +276,7 @@ impl Keyset {
             && match docs.len() {
                 1 => prev
                     .is_some_and(|prev| prev.last == last[0] && prev.rest.as_slice() == &last[1..]),
-                n => values(&docs[n - 2]) == last,
+                n => values(docs[n - 2].as_ref()) == last,
             };
         let rest = last.split_off(1);
         Some(Cursor {
@@ -343,6 +343,7 @@ pub(crate) fn may_be_null<M: Document>(key: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bson::RawDocumentBuf;
 
     #[test]
     fn one_key_pages_as_the_children_always_did() {

@@ -88,11 +88,13 @@
 mod find;
 pub(crate) mod guard;
 pub mod keyset;
+pub(crate) mod lookup;
 mod projection;
 pub(crate) mod served;
 mod sort;
 mod stream;
 
+pub(crate) use find::with_session;
 pub use find::{Count, Find, FindOne, DEFAULT_BATCH_SIZE};
 pub use guard::check;
 pub use keyset::{Cursor, Page};

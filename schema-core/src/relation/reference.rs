@@ -86,6 +86,7 @@ use crate::field::RefField;
 use crate::index::{Direction, IndexOrigin};
 use crate::model::Document;
 use crate::query::keyset::{may_be_null, raw_path, Keyset};
+use crate::query::lookup::{Lookup, PageStep};
 use crate::repo::Repo;
 
 /// The default number of children per page.
@@ -309,11 +310,7 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
     /// The filter of the parent's children (for counting); an
     /// [`Error::Serialize`](crate::Error::Serialize) when the parent's id has no BSON form.
     fn parent_filter(&self) -> Result<BsonDocument> {
-        let parent = match &self.parent {
-            Ok(parent) => parent.clone(),
-            Err(e) => return Err(field_error(C::NAME, self.field.name(), e.clone())),
-        };
-        Ok(doc! { self.field.name(): parent })
+        Ok(doc! { self.field.name(): self.parent_id()? })
     }
 
     /// A page query with `filter`: the order's sort, the page's limit (and
@@ -382,7 +379,23 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
         })
     }
 
-    async fn page_opt(&self, mut session: Option<&mut ClientSession>) -> Result<Page<C>> {
+    async fn page_opt(&self, session: Option<&mut ClientSession>) -> Result<Page<C>> {
+        let (docs, next) = self.page_raw(session, None).await?;
+        let items = docs
+            .iter()
+            .map(|raw| crate::codec::decode::<C>(raw))
+            .collect::<Result<Vec<C>>>()?;
+        Ok(Page { items, next })
+    }
+
+    /// The raw documents of one page and the cursor after it: each `find`
+    /// of the page, or, with `lookup`, each as an `aggregate` joining the
+    /// children with their parent (see [`lookup`](crate::query::lookup)).
+    pub(crate) async fn page_raw(
+        &self,
+        mut session: Option<&mut ClientSession>,
+        lookup: Option<&Lookup>,
+    ) -> Result<(Vec<RawDocumentBuf>, Option<Cursor>)> {
         self.require_index().await?;
         let mut docs = Vec::new();
         for find in self.finds()? {
@@ -391,12 +404,46 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
                 break;
             }
             let limit = u32::try_from(short).unwrap_or(self.size);
-            docs.extend(self.run(session.as_deref_mut(), find, limit).await?);
+            docs.extend(
+                self.run(session.as_deref_mut(), find, limit, lookup)
+                    .await?,
+            );
         }
-        self.to_page(docs)
+        let next = if docs.len() < self.size as usize {
+            None
+        } else if let Some(lookup) = lookup {
+            self.next_cursor(&lookup.children(&docs)?)
+        } else {
+            self.next_cursor(&docs)
+        };
+        Ok((docs, next))
     }
 
-    async fn require_index(&self) -> Result<()> {
+    /// The reference.
+    pub(crate) fn field(&self) -> RefField<C, T, P> {
+        self.field
+    }
+
+    /// The children's repository.
+    pub(crate) fn repo(&self) -> &'r Repo<C> {
+        self.repo
+    }
+
+    /// The parent's id as BSON.
+    pub(crate) fn parent_id(&self) -> Result<Bson> {
+        match &self.parent {
+            Ok(parent) => Ok(parent.clone()),
+            Err(e) => Err(field_error(C::NAME, self.field.name(), e.clone())),
+        }
+    }
+
+    /// The first step of the page (its first `find`, limited to the page
+    /// size).
+    pub(crate) fn first_step(&self) -> Result<PageStep> {
+        Ok(PageStep::of(self.shape()?, self.size))
+    }
+
+    pub(crate) async fn require_index(&self) -> Result<()> {
         self.repo
             .require_index(
                 (self.field.name(), self.field.sort().map(|(k, _)| k)),
@@ -405,42 +452,38 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
             .await
     }
 
-    /// Runs one find of the page with at most `limit` children.
+    /// Runs one find of the page with at most `limit` children (joined
+    /// with their parent, with `lookup`).
     async fn run(
         &self,
         session: Option<&mut ClientSession>,
         shape: FindShape,
         limit: u32,
+        lookup: Option<&Lookup>,
     ) -> Result<Vec<RawDocumentBuf>> {
         let raw = self.repo.raw_docs();
-        let mut action = raw
-            .find(shape.filter)
-            .sort(shape.sort.unwrap_or_default())
-            .limit(i64::from(limit))
-            .batch_size(limit);
-        if let Some(Bson::Document(hint)) = shape.hint {
-            action = action.hint(Hint::Keys(hint));
-        }
-        crate::cursor::collect(action, session)
-            .await
-            .map_err(|e| self.repo.err(e, "page through"))
-    }
-
-    fn to_page(&self, docs: Vec<RawDocumentBuf>) -> Result<Page<C>> {
-        let items = docs
-            .iter()
-            .map(|raw| crate::codec::decode::<C>(raw))
-            .collect::<Result<Vec<C>>>()?;
-        let next = if docs.len() >= self.size as usize {
-            self.next_cursor(&docs)
-        } else {
-            None
+        let found = match lookup {
+            Some(lookup) => {
+                let step = PageStep::of(shape, limit);
+                lookup.run(&raw, session, step).await
+            }
+            None => {
+                let mut action = raw
+                    .find(shape.filter)
+                    .sort(shape.sort.unwrap_or_default())
+                    .limit(i64::from(limit))
+                    .batch_size(limit);
+                if let Some(Bson::Document(hint)) = shape.hint {
+                    action = action.hint(Hint::Keys(hint));
+                }
+                crate::cursor::collect(action, session).await
+            }
         };
-        Ok(Page { items, next })
+        found.map_err(|e| self.repo.err(e, "page through"))
     }
 
     /// The cursor after a full page (see [`Keyset::next_cursor`]).
-    fn next_cursor(&self, docs: &[RawDocumentBuf]) -> Option<Cursor> {
+    fn next_cursor<D: AsRef<bson::RawDocument>>(&self, docs: &[D]) -> Option<Cursor> {
         self.keyset().next_cursor(docs, self.after.as_ref())
     }
 

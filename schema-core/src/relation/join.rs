@@ -1,0 +1,248 @@
+//! Joins in one round trip (seed 003's `$lookup`), on the indexes the model
+//! declares: a page of children with the parent each references, and a
+//! parent with its newest children.
+//!
+//! - [`Find::with_parents`]: a page of any guarded query of the children,
+//!   each child paired with its parent (`None` where the parent does not
+//!   exist). One `aggregate` instead of [`Find::page`] then
+//!   [`Repo::parents_of`].
+//! - [`Children::with_parent`]: a parent's children through its
+//!   `#[reference(index)]`, newest first (the reference's order), with the
+//!   parent: a [`Family`]. One `aggregate`; a parent with no children
+//!   takes one more query, `_id` equality, to read the parent itself.
+//!
+//! **The index guard covers both sides.** The children's side is the
+//! page's own query: the guard checks it as it checks [`Find::page`] (a
+//! query no declared index serves is [`Error::Unindexed`](crate::Error::Unindexed),
+//! nothing sent), and the server must list its index (the reference's, for
+//! [`Children`]). The parents' side is an equality on the parent's `_id`,
+//! which the `_id` index serves. [`WithParents::explain`] and
+//! [`WithParent::explain`] show both plans (see [`JoinPlan`]).
+//!
+//! **Paging** is the page's own keyset: the [`Cursor`] returned continues
+//! with [`Find::after`] (before `with_parents`) or [`Children::after`]
+//! (before `with_parent`), exactly as the pages without the join.
+//!
+//! The pipeline sent is in [`lookup`](crate::query::lookup)'s docs.
+//!
+//! ```no_run
+//! # use schema_core::prelude::*;
+//! # use serde::{Deserialize, Serialize};
+//! # #[derive(Document, Serialize, Deserialize, Clone)]
+//! # #[document(collection = "users")]
+//! # struct User { #[serde(rename = "_id")] id: String, name: String }
+//! # #[derive(Document, Serialize, Deserialize)]
+//! # #[serde(rename_all = "camelCase")]
+//! # #[document(collection = "posts")]
+//! # struct Post {
+//! #     #[serde(rename = "_id")]
+//! #     id: String,
+//! #     #[reference(index, to = User, sort(at = desc))]
+//! #     author_id: String,
+//! #     at: i64,
+//! # }
+//! # async fn demo(db: mongodb::Database) -> schema_core::Result<()> {
+//! let posts = Repo::<Post>::new(&db);
+//! let ada = "ada".to_owned();
+//!
+//! // A parent and its newest 10 children, one aggregate.
+//! let family = posts.children(Post::FIELDS.author_id, &ada).page_size(10).with_parent().page().await?;
+//! if let Some(user) = &family.parent {
+//!     println!("{} wrote {} posts on this page", user.name, family.children.len());
+//! }
+//!
+//! // A page of children, each with its parent, one aggregate.
+//! let page = posts
+//!     .find(Post::FIELDS.author_id.eq(&ada))
+//!     .sort(Post::FIELDS.at.desc())
+//!     .with_parents(Post::FIELDS.author_id)
+//!     .page(20)
+//!     .await?;
+//! for (post, author) in &page.items {
+//!     println!("{} by {:?}", post.id, author.as_ref().map(|u| &u.name));
+//! }
+//! # Ok(())
+//! # }
+//! ```
+
+use std::marker::PhantomData;
+
+use bson::{doc, RawDocumentBuf};
+use mongodb::ClientSession;
+
+use crate::action::Action;
+use crate::codec::decode;
+use crate::error::{Error, Result};
+use crate::field::RefField;
+use crate::model::Document;
+use crate::query::lookup::{child_of, parent_of, Lookup};
+use crate::query::{Cursor, Find, Page};
+use crate::relation::reference::Children;
+
+pub use crate::query::lookup::JoinPlan;
+
+/// The `$lookup` of a reference: its parents' collection, by `_id`.
+fn lookup_of<C, T, P: Document>(field: &RefField<C, T, P>) -> Lookup {
+    Lookup {
+        from: P::COLLECTION,
+        local: field.name(),
+    }
+}
+
+/// Decodes joined documents into (child, parent) pairs.
+fn pairs<C: Document, P: Document>(docs: &[RawDocumentBuf]) -> Result<Vec<(C, Option<P>)>> {
+    docs.iter()
+        .map(|joined| {
+            let child = decode::<C>(child_of(joined)?)?;
+            let parent = parent_of(joined)?.map(decode::<P>).transpose()?;
+            Ok((child, parent))
+        })
+        .collect()
+}
+
+impl<'a, C: Document> Find<'a, C> {
+    /// Joins each document of a page with the parent its reference `field`
+    /// points at, in one `aggregate` (see the [module docs](self)).
+    pub fn with_parents<T, P: Document>(self, field: RefField<C, T, P>) -> WithParents<'a, C, P> {
+        WithParents {
+            lookup: lookup_of(&field),
+            find: self,
+            _parent: PhantomData,
+        }
+    }
+}
+
+/// A page of children joined with their parents (see
+/// [`Find::with_parents`]).
+#[must_use = "a query does nothing until it is awaited"]
+pub struct WithParents<'a, C: Document, P> {
+    find: Find<'a, C>,
+    lookup: Lookup,
+    _parent: PhantomData<fn() -> P>,
+}
+
+impl<'a, C: Document, P: Document> WithParents<'a, C, P> {
+    /// One page of at most `size` children in the query's order, each with
+    /// its parent, and the [`Cursor`] the next page continues
+    /// [`after`](Find::after): usually one `aggregate` (one per `find` the
+    /// same page would send without the join; see
+    /// [`keyset`](crate::query::keyset)).
+    pub fn page(self, size: u32) -> Action<'a, Page<(C, Option<P>)>> {
+        let (mut find, lookup) = (self.find, self.lookup);
+        let session = find.take_session();
+        let action = Action::new(
+            C::COLLECTION,
+            "page_with_parents",
+            (),
+            move |s, ()| async move {
+                let (docs, next) = find.page_raw(s, size.max(1), Some(&lookup)).await?;
+                Ok(Page {
+                    items: pairs::<C, P>(&docs)?,
+                    next,
+                })
+            },
+        );
+        crate::query::with_session(action, session)
+    }
+
+    /// What the server does for the first `aggregate` of a page of `size`
+    /// (after the same index guard): both sides' plans (see [`JoinPlan`]).
+    pub async fn explain(self, size: u32) -> Result<JoinPlan> {
+        let (find, lookup) = (self.find, self.lookup);
+        let db = find.database().clone();
+        let step = find.first_step(size.max(1)).await?;
+        lookup.explain(&db, C::COLLECTION, step).await
+    }
+}
+
+impl<'r, C: Document, T, P: Document> Children<'r, C, T, P> {
+    /// This page of children with their parent, in one `aggregate` (see the
+    /// [module docs](self)).
+    pub fn with_parent(self) -> WithParent<'r, C, T, P> {
+        WithParent { children: self }
+    }
+}
+
+/// A parent with a page of its children (see [`Children::with_parent`]).
+#[must_use = "a query does nothing until it is awaited"]
+pub struct WithParent<'r, C: Document, T, P> {
+    children: Children<'r, C, T, P>,
+}
+
+/// A parent and a page of its children (see [`Children::with_parent`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Family<P, C> {
+    /// The parent; `None` when no document of its collection has the id.
+    pub parent: Option<P>,
+    /// The children, in the reference's order (newest first for
+    /// `sort(at = desc)`), at most the page size.
+    pub children: Vec<C>,
+    /// Where the next page of children starts
+    /// ([`Children::after`]); `None` when this page was not full.
+    pub next: Option<Cursor>,
+}
+
+impl<'r, C: Document, T: 'r, P: Document> WithParent<'r, C, T, P> {
+    /// The parent and one page of its children: one `aggregate`, and a
+    /// second query (the parent by `_id`) only when the page has no
+    /// children.
+    pub fn page(self) -> Action<'r, Family<P, C>> {
+        let children = self.children;
+        Action::new(C::COLLECTION, "page_with_parent", (), move |s, ()| {
+            children.family(s)
+        })
+    }
+
+    /// What the server does for the page's first `aggregate`: both sides'
+    /// plans (see [`JoinPlan`]).
+    pub async fn explain(self) -> Result<JoinPlan> {
+        let children = self.children;
+        children.require_index().await?;
+        let step = children.first_step()?;
+        let lookup = children.lookup();
+        lookup
+            .explain(children.repo().database(), C::COLLECTION, step)
+            .await
+    }
+}
+
+impl<'r, C: Document, T, P: Document> Children<'r, C, T, P> {
+    fn lookup(&self) -> Lookup {
+        lookup_of(&self.field())
+    }
+
+    async fn family(self, mut session: Option<&mut ClientSession>) -> Result<Family<P, C>> {
+        let lookup = self.lookup();
+        let (docs, next) = self.page_raw(session.as_deref_mut(), Some(&lookup)).await?;
+        let mut parent = None;
+        let mut children = Vec::with_capacity(docs.len());
+        for joined in &docs {
+            children.push(decode::<C>(child_of(joined)?)?);
+            if parent.is_none() {
+                parent = parent_of(joined)?.map(decode::<P>).transpose()?;
+            }
+        }
+        if docs.is_empty() {
+            parent = self.parent_alone(session).await?;
+        }
+        Ok(Family {
+            parent,
+            children,
+            next,
+        })
+    }
+
+    /// The parent by `_id`, for a page without children.
+    async fn parent_alone(&self, session: Option<&mut ClientSession>) -> Result<Option<P>> {
+        let id = self.parent_id()?;
+        let parents = self
+            .repo()
+            .database()
+            .collection::<RawDocumentBuf>(P::COLLECTION);
+        let find = parents.find_one(doc! { "_id": id });
+        let found = crate::repo::with_session!(find, session)
+            .map_err(|e| Error::from_server(e, "find in", P::COLLECTION))?;
+        found.as_deref().map(decode::<P>).transpose()
+    }
+}
