@@ -16,6 +16,7 @@
 
 pub mod command_log;
 pub mod failpoint;
+pub mod latency;
 #[allow(missing_docs)] // test models: their doc comments say what each seed is
 pub mod models;
 pub mod server;
