@@ -92,6 +92,7 @@ fn relations_name_their_targets() {
                 stored: "authorId",
                 target: Some("users"),
                 sort: Some(("at", Direction::Desc)),
+                on_delete: None,
             },
             Relation::Embed {
                 field: "tags",
@@ -479,6 +480,7 @@ mod features {
                 stored: "parent_id",
                 target: Some("rooms"),
                 sort: None,
+                on_delete: None,
             }
         );
         assert_eq!(Message::indexes()[0].name, "roomId_1_n_-1__id_-1");

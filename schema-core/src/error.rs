@@ -109,6 +109,33 @@ pub enum Error {
         /// The array's `max`.
         max: u32,
     },
+    /// A parent was not deleted because children still reference it through
+    /// a reference declared `on_delete = "restrict"` (counted on the
+    /// reference's index); nothing was deleted by this call (in a batched
+    /// delete, see [`Schema::delete`](crate::Schema::delete), the batches
+    /// before the one that found them stay done).
+    #[error("`{parent}` _id `{id}` still has {count} document(s) in `{collection}` referencing it through `{field}` (on_delete = \"restrict\"): delete or move them first")]
+    Restricted {
+        /// The parent's collection.
+        parent: &'static str,
+        /// The `_id` of the document whose children were found, as text
+        /// (the parent, or a document a cascade was deleting).
+        id: String,
+        /// The children's collection.
+        collection: &'static str,
+        /// The reference's stored name.
+        field: &'static str,
+        /// How many children reference it.
+        count: u64,
+    },
+    /// Delete policies that cascade in a cycle: deleting a document of the
+    /// first collection would cascade back to it. Refused when the schema
+    /// is checked (`check`, `plan`, `sync`, `delete`).
+    #[error("delete policies cascade in a cycle: {}; make one of these references \"restrict\", \"set_null\" or \"unset\"", cycle.join(" -> "))]
+    CascadeCycle {
+        /// The collections along the cycle, the first repeated last.
+        cycle: Vec<&'static str>,
+    },
     /// No document has this `_id`.
     #[error("no document in `{collection}` has _id `{id}`")]
     NotFound {

@@ -18,6 +18,7 @@ pub mod action;
 pub mod bounded;
 mod codec;
 mod cursor;
+pub mod delete_policy;
 pub mod embed;
 pub mod error;
 pub mod explain;
@@ -66,7 +67,7 @@ pub use explain::{explain_find, FindShape, PlanSummary};
 pub use field::{EmbedField, Field, Keep, LinkField, RefField};
 pub use filter::Filter;
 pub use index::{Direction, IndexOrigin, IndexSpec};
-pub use model::{Document, Embedded};
+pub use model::{Document, Embedded, OnDelete};
 pub use plan::{Action, Plan, Violators};
 pub use query::{DocStream, Find, Projection, Sort};
 pub use relation::{
@@ -112,8 +113,8 @@ pub mod __private {
     pub use crate::growth::{Bucket, BucketSpec, Granularity, TimeSeriesSpec};
     pub use crate::id::{IdAccepted, IdProbe, IdRefused};
     pub use crate::index::{Direction, IndexOrigin, IndexSpec};
-    pub use crate::model::Updatable;
     pub use crate::model::{Document, Embedded};
+    pub use crate::model::{OnDelete, Updatable};
     pub use crate::path::{FieldNames, Nested, NestedFields, One, Prefix, Root, Seg};
     pub use crate::query::{same_name, Projection};
     pub use crate::relation::Relation;

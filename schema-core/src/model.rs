@@ -158,6 +158,9 @@ pub enum Relation {
         target: Option<&'static str>,
         /// The sort key of the compound index, if any.
         sort: Option<(&'static str, Direction)>,
+        /// What deleting the target does to the child, when declared
+        /// (`on_delete = "..."`, see [`delete_policy`](crate::delete_policy)).
+        on_delete: Option<OnDelete>,
     },
     /// `#[many_to_many(...)]`: an array of `_id`s of another model.
     ManyToMany {
@@ -176,6 +179,35 @@ pub enum Relation {
         /// The most ids the array may hold.
         max: u32,
     },
+}
+
+/// What deleting a parent does to the children that reference it, declared
+/// on the child's reference: `#[reference(index, to = User, on_delete =
+/// "cascade")]` (see [`delete_policy`](crate::delete_policy)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OnDelete {
+    /// `"restrict"`: the parent is not deleted while children remain
+    /// ([`Error::Restricted`](crate::Error::Restricted), with their count).
+    Restrict,
+    /// `"cascade"`: the children are deleted with it (and what depends on
+    /// them, by their own policies).
+    Cascade,
+    /// `"set_null"`: the children's `Option` reference is set to null.
+    SetNull,
+    /// `"unset"`: the children's `Option` reference is removed.
+    Unset,
+}
+
+impl OnDelete {
+    /// The value as written in the attribute.
+    pub fn name(self) -> &'static str {
+        match self {
+            OnDelete::Restrict => "restrict",
+            OnDelete::Cascade => "cascade",
+            OnDelete::SetNull => "set_null",
+            OnDelete::Unset => "unset",
+        }
+    }
 }
 
 impl Relation {
@@ -220,6 +252,16 @@ impl Stamp {
             model: TypeId::of::<M>(),
             name: M::NAME,
             update,
+        }
+    }
+
+    /// A stamp that adds nothing (for unit tests).
+    #[cfg(test)]
+    pub(crate) fn none() -> Self {
+        Stamp {
+            model: TypeId::of::<()>(),
+            name: "()",
+            update: |_, _| Ok(()),
         }
     }
 

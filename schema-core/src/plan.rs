@@ -338,6 +338,9 @@ fn property_count(validator: &Document) -> usize {
 pub struct Plan {
     /// The steps.
     pub actions: Vec<Action>,
+    /// The schema's delete policies (see
+    /// [`delete_policy`](crate::delete_policy)), printed after the steps.
+    pub policies: crate::delete_policy::PolicyGraph,
 }
 
 impl Plan {
@@ -352,10 +355,26 @@ impl Plan {
     }
 }
 
+impl Plan {
+    /// The delete policies, one line each under a heading (nothing when
+    /// there are none).
+    fn fmt_policies(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.policies.policies().is_empty() {
+            return Ok(());
+        }
+        writeln!(f, "delete policies (parent -> child.reference: policy):")?;
+        for policy in self.policies.policies() {
+            writeln!(f, "  {policy}")?;
+        }
+        Ok(())
+    }
+}
+
 impl fmt::Display for Plan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.actions.is_empty() {
-            return writeln!(f, "in sync: nothing to do");
+            writeln!(f, "in sync: nothing to do")?;
+            return self.fmt_policies(f);
         }
         let rows: Vec<[String; 3]> = self
             .actions
@@ -382,7 +401,7 @@ impl fmt::Display for Plan {
         for row in [&header].into_iter().chain(&rows) {
             writeln!(f, "{:w0$}  {:w1$}  {}", row[0], row[1], row[2])?;
         }
-        Ok(())
+        self.fmt_policies(f)
     }
 }
 
@@ -530,7 +549,10 @@ mod tests {
             actions[..],
             [Action::CreateIndex { .. }, Action::ExtraIndex { .. }]
         ));
-        let plan = Plan { actions };
+        let plan = Plan {
+            actions,
+            policies: Default::default(),
+        };
         let table = plan.to_string();
         assert!(table.contains("create index") && table.contains("drift: extra index"));
     }

@@ -9,6 +9,7 @@
 
 use bson::Document as BsonDocument;
 
+use crate::delete_policy::{PolicyGraph, RefPolicy};
 use crate::error::{Error, Result};
 use crate::index::IndexSpec;
 use crate::model::Document;
@@ -28,6 +29,8 @@ pub struct ModelInfo {
     pub needs_transactions: bool,
     /// Its time-series options, when it is stored in a time series.
     pub timeseries: Option<crate::timeseries::TimeSeriesSpec>,
+    /// The delete policies its references declare (`on_delete`).
+    pub on_delete: Vec<RefPolicy>,
 }
 
 impl ModelInfo {
@@ -40,6 +43,7 @@ impl ModelInfo {
             indexes: M::indexes(),
             needs_transactions: M::relations().iter().any(|r| r.needs_transaction()),
             timeseries: M::TIMESERIES,
+            on_delete: RefPolicy::of::<M>(),
         }
     }
 }
@@ -127,6 +131,7 @@ impl Schema {
     /// ));
     /// ```
     pub fn check(&self) -> Result<()> {
+        self.policies()?;
         for (i, model) in self.models.iter().enumerate() {
             if let Some(first) = self.models[..i]
                 .iter()
@@ -140,6 +145,23 @@ impl Schema {
             }
         }
         Ok(())
+    }
+
+    /// The delete policies of the models (see
+    /// [`delete_policy`](crate::delete_policy)); refuses a cycle of cascades
+    /// with [`Error::CascadeCycle`], and a cascade into a model with
+    /// two-sided links.
+    pub fn policies(&self) -> Result<PolicyGraph> {
+        let linked: Vec<&'static str> = self
+            .models
+            .iter()
+            .filter(|m| m.needs_transactions)
+            .map(|m| m.collection)
+            .collect();
+        PolicyGraph::new(
+            self.models.iter().flat_map(|m| m.on_delete.iter().cloned()),
+            &linked,
+        )
     }
 
     /// The registered models, in order.

@@ -145,7 +145,10 @@ impl Schema {
                 diff_indexes(collection, &model.indexes, &server_indexes, &mut actions);
             }
         }
-        Ok(Plan { actions })
+        Ok(Plan {
+            actions,
+            policies: self.policies()?,
+        })
     }
 
     /// Plans, then applies with default options: creates what is missing,

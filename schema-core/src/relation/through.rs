@@ -128,6 +128,7 @@ impl<L: Document, R: Document> Through<L, R> {
             indexes: self.indexes(),
             needs_transactions: false,
             timeseries: None,
+            on_delete: Vec::new(),
         }
     }
 

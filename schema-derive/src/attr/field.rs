@@ -4,13 +4,14 @@
 
 use proc_macro2::Span;
 use syn::ext::IdentExt;
+use syn::meta::ParseNestedMeta;
 use syn::{Attribute, Ident, LitStr, Type};
 
 use super::index::{parse_keys, IndexKey};
 use super::keywords::{
-    is_ours, EMBED, EMBED_KEYS, HISTORY, INDEX, INVERSE, KEEP, MANY_TO_MANY, MANY_TO_MANY_KEYS,
-    MAX, NEWEST, OLDEST, ONE_SIDED, REFERENCE, REFERENCE_KEYS, SORT, TO, TWO_SIDED, UNBOUNDED,
-    UNIQUE,
+    is_ours, CASCADE, EMBED, EMBED_KEYS, HISTORY, INDEX, INVERSE, KEEP, MANY_TO_MANY,
+    MANY_TO_MANY_KEYS, MAX, NEWEST, OLDEST, ONE_SIDED, ON_DELETE, REFERENCE, REFERENCE_KEYS,
+    RESTRICT, SET_NULL, SORT, TO, TWO_SIDED, UNBOUNDED, UNIQUE, UNSET,
 };
 use super::list::{attr_span, for_each_key, unknown_key, SeenKeys};
 use super::value::{flag, in_parens, max_value, str_value, type_value, value};
@@ -43,6 +44,29 @@ pub struct RefAttr {
     pub unique: bool,
     pub to: Option<Type>,
     pub sort: Option<IndexKey>,
+    /// `on_delete = "..."`, with the span of its value.
+    pub on_delete: Option<(OnDelete, Span)>,
+}
+
+/// What deleting the parent does to a child that references it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum OnDelete {
+    Restrict,
+    Cascade,
+    SetNull,
+    Unset,
+}
+
+impl OnDelete {
+    /// The written value.
+    pub fn name(self) -> &'static str {
+        match self {
+            OnDelete::Restrict => RESTRICT,
+            OnDelete::Cascade => CASCADE,
+            OnDelete::SetNull => SET_NULL,
+            OnDelete::Unset => UNSET,
+        }
+    }
 }
 
 /// `#[many_to_many(...)]`.
@@ -211,6 +235,7 @@ fn reference(cx: &Ctxt, attr: &Attribute) -> RefAttr {
         unique: false,
         to: None,
         sort: None,
+        on_delete: None,
     };
     let mut unknown = false;
     for_each_key(
@@ -221,6 +246,7 @@ fn reference(cx: &Ctxt, attr: &Attribute) -> RefAttr {
             INDEX => out.index = flag(cx, meta, name, span),
             UNIQUE => out.unique = flag(cx, meta, name, span),
             TO => out.to = type_value(cx, meta, name, span),
+            ON_DELETE => out.on_delete = on_delete(cx, meta, name, span),
             SORT => {
                 if let Some(keys) = in_parens(cx, meta, name, span, "at = desc", parse_keys) {
                     let mut keys = keys.into_iter();
@@ -247,6 +273,30 @@ fn reference(cx: &Ctxt, attr: &Attribute) -> RefAttr {
         );
     }
     out
+}
+
+/// `on_delete = "restrict" | "cascade" | "set_null" | "unset"`.
+fn on_delete(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta,
+    name: &str,
+    span: Span,
+) -> Option<(OnDelete, Span)> {
+    let lit = str_value(cx, meta, name, span, "\"cascade\"")?;
+    let policy = match lit.value().as_str() {
+        RESTRICT => OnDelete::Restrict,
+        CASCADE => OnDelete::Cascade,
+        SET_NULL => OnDelete::SetNull,
+        UNSET => OnDelete::Unset,
+        _ => {
+            cx.error_spanned_by(
+                &lit,
+                "`on_delete` is \"restrict\" (refuse while children remain), \"cascade\" (delete them), \"set_null\" or \"unset\" (clear an `Option` reference)",
+            );
+            return None;
+        }
+    };
+    Some((policy, lit.span()))
 }
 
 /// `#[many_to_many(two_sided, to = T, inverse = field, max = N)]` or

@@ -61,6 +61,13 @@ pub const UNBOUNDED: &str = "unbounded";
 // `#[reference(...)]` keys (with `index`, `unique`).
 pub const TO: &str = "to";
 pub const SORT: &str = "sort";
+pub const ON_DELETE: &str = "on_delete";
+
+// `on_delete = "..."` values.
+pub const RESTRICT: &str = "restrict";
+pub const CASCADE: &str = "cascade";
+pub const SET_NULL: &str = "set_null";
+pub const UNSET: &str = "unset";
 
 // `#[many_to_many(...)]` keys (with `to`, `max`).
 pub const TWO_SIDED: &str = "two_sided";
@@ -84,7 +91,7 @@ pub(super) const BUCKET_KEYS: &[&str] = &[PARENT, ITEMS, COUNT, SEQ];
 pub(super) const INDEX_KEYS: &[&str] = &[KEYS, NAME, UNIQUE, SPARSE, EXPIRE_AFTER, PARTIAL];
 pub(super) const PARTIAL_OPS: &[&str] = &[EXISTS, EQ, GT, GTE, LT, LTE, TYPE];
 pub(super) const EMBED_KEYS: &[&str] = &[MAX, KEEP, HISTORY, UNBOUNDED];
-pub(super) const REFERENCE_KEYS: &[&str] = &[INDEX, UNIQUE, TO, SORT];
+pub(super) const REFERENCE_KEYS: &[&str] = &[INDEX, UNIQUE, TO, SORT, ON_DELETE];
 pub(super) const MANY_TO_MANY_KEYS: &[&str] = &[TWO_SIDED, ONE_SIDED, TO, INVERSE, MAX];
 
 /// Whether `attr` is one of the derive's own attributes.

@@ -31,7 +31,9 @@ mod tests;
 
 pub use bucket::{describe as describe_bucket_role, BucketAttr};
 pub use container::{container, ContainerAttrs};
-pub use field::{field, reject_field_attrs, EmbedAttr, FieldKind, Keep, RefAttr, StorageAttr};
+pub use field::{
+    field, reject_field_attrs, EmbedAttr, FieldKind, Keep, OnDelete, RefAttr, StorageAttr,
+};
 pub use index::{Dir, KeyName, PartialTest, Value};
 pub use keywords::{misspelt, BUCKET, EMBED, ITEMS, MANY_TO_MANY, REFERENCE, TIMESTAMPS, VERSION};
 pub use list::skip_rest;

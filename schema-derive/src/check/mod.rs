@@ -15,6 +15,7 @@ use crate::suggest;
 use crate::ty::{self, Growable};
 
 mod bucket;
+mod on_delete;
 mod timeseries;
 
 pub fn check(cx: &Ctxt, input: &Input) {
@@ -51,6 +52,7 @@ pub fn check(cx: &Ctxt, input: &Input) {
     stamp_fields_are_declared(cx, input);
     bucket::check(cx, input);
     timeseries::check(cx, input);
+    on_delete::check(cx, input);
 }
 
 /// Reports `msg` at `span` about `field`, and marks the field so that the

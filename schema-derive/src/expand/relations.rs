@@ -7,7 +7,7 @@ use quote::quote;
 use super::fields::reference_sort;
 use super::{model_type, private};
 use crate::ast::Input;
-use crate::attr::FieldKind;
+use crate::attr::{FieldKind, OnDelete};
 
 pub fn expand(input: &Input) -> TokenStream {
     let p = private(input);
@@ -35,12 +35,25 @@ pub fn expand(input: &Input) -> TokenStream {
                         None => quote!(#p::None),
                     };
                     let sort = reference_sort(&p, input, reference);
+                    let on_delete = match reference.on_delete {
+                        Some((policy, _)) => {
+                            let policy = match policy {
+                                OnDelete::Restrict => quote!(Restrict),
+                                OnDelete::Cascade => quote!(Cascade),
+                                OnDelete::SetNull => quote!(SetNull),
+                                OnDelete::Unset => quote!(Unset),
+                            };
+                            quote!(#p::Some(#p::OnDelete::#policy))
+                        }
+                        None => quote!(#p::None),
+                    };
                     Some(quote! {
                         #p::Relation::Reference {
                             field: #name,
                             stored: #stored,
                             target: #target,
                             sort: #sort,
+                            on_delete: #on_delete,
                         }
                     })
                 }
