@@ -1,8 +1,9 @@
 //! Seed 004: polymorphic products in one collection (a book and a DVD
 //! differ only in `details`, a Rust enum tagged by `type`); skus referenced
 //! from the product; and the sku colors, which searches need, copied into
-//! the product (the extended-reference pattern), kept in sync with the skus
-//! in one transaction. "Products with a white sku" is then one indexed query
+//! the product (the extended-reference pattern, `#[copy(from = skus, field =
+//! color)]`), kept in sync with the skus in one transaction by
+//! `Copies<Product>`. "Products with a white sku" is then one indexed query
 //! on `products` instead of a scan of `skus` and an `$in`.
 //!
 //! `cargo run --example catalog` (uses `MONGODB_URI`, or starts a test server).
@@ -14,10 +15,9 @@ use bson::doc;
 use bson::oid::ObjectId;
 use common::{expect_plan, heading, show_plan, Result};
 use models::catalog::{Details, Product, Sku};
-use mongodb::{Client, ClientSession};
 use schema_core::prelude::*;
-use schema_core::{explain_find, transaction, FindShape};
-use schema_core::{Error, Schema};
+use schema_core::relation::Copies;
+use schema_core::{explain_find, FindShape, Schema};
 
 const DATABASE: &str = "seed004_catalog";
 /// Generated apparel products, besides the seed's three.
@@ -58,66 +58,18 @@ fn product(name: &str, description: &str, price: f64, details: Details, skus: &[
     }
 }
 
-/// Recomputes the copied `colors` of every product that references `sku`,
-/// in the caller's transaction. Finding them rides the `skus_1` index the
-/// `#[many_to_many]` field declares.
-async fn sync_colors(
-    session: &mut ClientSession,
-    products: &Repo<Product>,
-    skus: &Repo<Sku>,
-    sku: &ObjectId,
-) -> schema_core::Result<()> {
-    // An array field matches one of its elements: `{skus: sku}`.
-    let holders = products
-        .find(Product::FIELDS.skus.contains(sku))
-        .session(&mut *session)
-        .all()
-        .await?;
-    for p in holders {
-        let mut current = skus.get_many(&p.skus).session(session).await?;
-        current.sort_by_key(|s| p.skus.iter().position(|id| *id == s.id));
-        products
-            .update(&p.id, Product::FIELDS.colors.set(&colors_of(&current)))
-            .session(session)
-            .await?;
-    }
-    Ok(())
-}
-
-/// Changes a sku's color and the copies in its products, both or neither.
-/// `fail_after_sku` simulates a crash between the two writes.
+/// Changes a sku's color, and the copies in its products in the same
+/// transaction (`Copies::update`: the products are found on the `skus_1`
+/// index the link declares).
 async fn recolor(
-    client: &Client,
-    products: &Repo<Product>,
-    skus: &Repo<Sku>,
+    copies: &Copies<Product>,
     sku: &ObjectId,
     color: &str,
-    fail_after_sku: bool,
-) -> schema_core::Result<()> {
-    transaction(client)
-        .run(async |s| {
-            skus.update(sku, Sku::FIELDS.color.set(&color.to_owned()))
-                .session(&mut *s)
-                .await?;
-            if fail_after_sku {
-                return Err(Error::Model("crash between the two writes".into()));
-            }
-            sync_colors(s, products, skus, sku).await
-        })
+) -> schema_core::Result<bool> {
+    let color = color.to_owned();
+    copies
+        .update::<Sku, _>(sku, || Sku::FIELDS.color.set(&color))
         .await
-}
-
-/// Every product whose `colors` differs from its skus' colors.
-async fn out_of_sync(products: &Repo<Product>, skus: &Repo<Sku>) -> Result<Vec<String>> {
-    let mut bad = Vec::new();
-    for p in products.find(Filter::all()).scan().all().await? {
-        let mut current = skus.get_many(&p.skus).await?;
-        current.sort_by_key(|s| p.skus.iter().position(|id| *id == s.id));
-        if colors_of(&current) != p.colors {
-            bad.push(p.name);
-        }
-    }
-    Ok(bad)
 }
 
 #[tokio::main]
@@ -306,21 +258,27 @@ async fn main() -> Result {
     assert!(expected > 0);
 
     heading("A sku changes color: the copy follows, in one transaction");
+    let copies = Copies::<Product>::new(&db);
     let m_white = shirt_skus[1].id;
-    let err = recolor(&client, &products, &skus, &m_white, "red", true)
-        .await
-        .err()
-        .ok_or("the simulated crash fails the transaction")?;
+    // In a transaction of ours that we abort: both writes go back.
+    let mut session = client.start_session().await?;
+    session.start_transaction().await?;
+    let red = "red".to_owned();
+    copies
+        .update::<Sku, _>(&m_white, || Sku::FIELDS.color.set(&red))
+        .session(&mut session)
+        .await?;
+    session.abort_transaction().await?;
     let sku_now = skus.get(&m_white).await?.ok_or("missing sku")?;
     let shirt_now = products.get(&shirt.id).await?.ok_or("missing shirt")?;
     println!(
-        "recolor M white -> red, crashing after the sku write: {err}\n  sku M: {} | product colors: {:?} <- rolled back, in sync",
+        "recolor M white -> red in a transaction, then abort it:\n  sku M: {} | product colors: {:?} <- both rolled back, in sync",
         sku_now.color, shirt_now.colors
     );
     assert_eq!(sku_now.color, "white");
     assert_eq!(shirt_now.colors, ["black", "white"]);
 
-    recolor(&client, &products, &skus, &m_white, "red", false).await?;
+    assert!(recolor(&copies, &m_white, "red").await?);
     let sku_now = skus.get(&m_white).await?.ok_or("missing sku")?;
     let shirt_now = products.get(&shirt.id).await?.ok_or("missing shirt")?;
     println!(
@@ -344,12 +302,32 @@ async fn main() -> Result {
     assert_eq!((white_now, red_shirt), (expected - 1, 1));
 
     heading("Every product's colors match its skus");
-    let bad = out_of_sync(&products, &skus).await?;
+    let report = copies.verify().await?;
     println!(
-        "products whose colors differ from their skus: {}",
-        bad.len()
+        "Copies::verify (products.colors from skus.color): {} products, {} out of sync",
+        report.holders,
+        report.out_of_sync.len()
     );
-    assert!(bad.is_empty(), "{bad:?}");
+    assert!(report.is_consistent(), "{report:?}");
+    // A copy broken behind the framework's back: verify finds it, repair fixes it.
+    db.collection::<bson::Document>(Product::COLLECTION)
+        .update_one(
+            doc! { "_id": shirt.id },
+            doc! { "$set": { "colors": ["purple"] } },
+        )
+        .await?;
+    let broken = copies.verify().await?;
+    let fixed = copies.repair().await?;
+    let after = copies.verify().await?;
+    println!(
+        "after a raw write of colors [\"purple\"]: verify finds {} out of sync; repair rewrites {fixed}; verify then finds {}",
+        broken.out_of_sync.len(),
+        after.out_of_sync.len()
+    );
+    assert_eq!(
+        (broken.out_of_sync.len(), fixed, after.out_of_sync.len()),
+        (1, 1, 0)
+    );
     let report = Links::new(&db, Product::FIELDS.skus).verify().await?;
     println!(
         "Links::verify (products.skus): {} links, {} dangling, {} over the max",

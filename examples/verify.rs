@@ -218,6 +218,7 @@ async fn orders(checks: &mut Checks, db: &Database) -> Result {
 
 async fn catalog(checks: &mut Checks, db: &Database) -> Result {
     use models::catalog::{Product, Sku};
+    use schema_core::relation::Copies;
     model::<Product>(checks, db).await?;
     model::<Sku>(checks, db).await?;
     let products = Repo::<Product>::new(db)
@@ -225,26 +226,13 @@ async fn catalog(checks: &mut Checks, db: &Database) -> Result {
         .scan()
         .all()
         .await?;
-    let skus = Repo::<Sku>::new(db);
-    let mut out_of_sync = 0;
-    for p in &products {
-        let mut colors: Vec<String> = Vec::new();
-        let mut own = skus.get_many(&p.skus).await?;
-        own.sort_by_key(|s| p.skus.iter().position(|id| *id == s.id));
-        for s in own {
-            if !colors.contains(&s.color) {
-                colors.push(s.color);
-            }
-        }
-        if colors != p.colors {
-            out_of_sync += 1;
-        }
-    }
+    let copies = Copies::<Product>::new(db).verify().await?;
     checks.check(
-        out_of_sync == 0 && !products.is_empty(),
+        copies.is_consistent() && !products.is_empty(),
         format!(
-            "seed004_catalog: the colors of {} products match their skus ({out_of_sync} differ)",
-            products.len()
+            "seed004_catalog: the colors of {} products match their skus (Copies::verify: {} differ)",
+            copies.holders,
+            copies.out_of_sync.len()
         ),
     );
     let report = Links::new(db, Product::FIELDS.skus).verify().await?;

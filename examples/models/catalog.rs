@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 
 /// `products`: `skus` holds the ids of the product's skus (one-sided, so
 /// one write per link, indexed to find the product of a sku); `colors` is
-/// the copy of their colors that "products with a white sku" searches.
+/// the copy of their colors that "products with a white sku" searches,
+/// declared with `#[copy]` and kept in sync by `Copies<Product>`.
 #[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[document(collection = "products", index(keys(colors = asc)))]
 pub struct Product {
@@ -21,6 +22,7 @@ pub struct Product {
     #[many_to_many(one_sided, to = Sku, max = 100)]
     pub skus: Vec<ObjectId>,
     #[embed(max = 100)]
+    #[copy(from = skus, field = color)]
     pub colors: Vec<String>,
 }
 

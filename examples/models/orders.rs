@@ -40,6 +40,9 @@ pub struct Address {
 pub struct LineItem {
     pub product_id: ObjectId,
     pub qty: i32,
+    /// The price at the time of sale: a snapshot of the product's price,
+    /// never updated when the product's price changes.
+    #[snapshot(of = Product, field = current_price)]
     pub unit_price: f64,
 }
 

@@ -67,7 +67,7 @@ pub use explain::{explain_find, FindShape, PlanSummary};
 pub use field::{EmbedField, Field, Keep, LinkField, RefField};
 pub use filter::Filter;
 pub use index::{Direction, IndexOrigin, IndexSpec};
-pub use model::{Document, Embedded, OnDelete};
+pub use model::{CopySpec, Document, Embedded, OnDelete};
 pub use plan::{Action, Plan, Violators};
 pub use query::{DocStream, Find, Projection, Sort};
 pub use relation::{
@@ -113,10 +113,11 @@ pub mod __private {
     pub use crate::growth::{Bucket, BucketSpec, Granularity, TimeSeriesSpec};
     pub use crate::id::{IdAccepted, IdProbe, IdRefused};
     pub use crate::index::{Direction, IndexOrigin, IndexSpec};
+    pub use crate::model::{CopySpec, OnDelete, Updatable};
     pub use crate::model::{Document, Embedded};
-    pub use crate::model::{OnDelete, Updatable};
     pub use crate::path::{FieldNames, Nested, NestedFields, One, Prefix, Root, Seg};
     pub use crate::query::{same_name, Projection};
+    pub use crate::relation::copies::{assert_copy_many, assert_copy_one};
     pub use crate::relation::Relation;
     pub use crate::schema_depth::schema_of;
     pub use crate::stamp::{Stamp, TimestampField, VersionField, VersionType};

@@ -109,6 +109,13 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
         None
     }
 
+    /// The copies its fields hold of fields of the documents they
+    /// reference (`#[copy(from = ..., field = ...)]`, seed 004's extended
+    /// reference; see [`copies`](crate::relation::copies)).
+    fn copies() -> Vec<CopySpec> {
+        Vec::new()
+    }
+
     /// The collection validator: `{"$jsonSchema": json_schema()}`.
     fn validator() -> BsonDocument {
         validator(Self::json_schema())
@@ -179,6 +186,24 @@ pub enum Relation {
         /// The most ids the array may hold.
         max: u32,
     },
+}
+
+/// A field that holds a copy of a field of the documents it references,
+/// kept in sync with them: `#[copy(from = skus, field = color)]` (see
+/// [`copies`](crate::relation::copies)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CopySpec {
+    /// The copy's stored name in the holder.
+    pub field: &'static str,
+    /// The stored name of the holder's reference or link it copies through.
+    pub from: &'static str,
+    /// Whether `from` holds many ids (a `#[many_to_many]` link): the copy
+    /// is then the distinct source values, in the order of the ids.
+    pub many: bool,
+    /// The source model's collection.
+    pub source: &'static str,
+    /// The copied field's stored name in the source.
+    pub source_field: &'static str,
 }
 
 /// What deleting a parent does to the children that reference it, declared

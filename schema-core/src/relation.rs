@@ -5,6 +5,9 @@
 //! - [`reference`](mod@reference): children that point at their parent with an indexed
 //!   `#[reference(index)]`: keyset pages on the index, counts, and the
 //!   parents of a page in one query.
+//! - [`copies`]: declared extended references (`#[copy(from = ..., field =
+//!   ...)]`), kept in sync with their sources in one transaction, verified
+//!   and repaired.
 //! - [`delete`](mod@delete): deleting a parent by the delete policies its
 //!   children's references declare (`on_delete`).
 //! - [`join`]: a page of children with their parents, or a parent with its
@@ -14,12 +17,14 @@
 //! - [`through`]: many-to-many with no bound on either side, one edge
 //!   document per pair in a collection of its own.
 
+pub mod copies;
 pub mod delete;
 pub mod join;
 pub mod many_to_many;
 pub mod reference;
 pub mod through;
 
+pub use copies::{Copies, CopyReport};
 pub use delete::{Delete, Deleted, DEFAULT_DELETE_BATCH};
 pub use join::{Family, JoinPlan, WithParent, WithParents};
 pub use many_to_many::{Asymmetry, AsymmetryKind, Links, OverMax, RepairReport, VerifyReport};

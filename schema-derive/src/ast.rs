@@ -8,7 +8,9 @@ use quote::quote;
 use syn::ext::IdentExt;
 use syn::{DeriveInput, Ident, Member, Type};
 
-use crate::attr::{self, ContainerAttrs, Dir, FieldKind, KeyName, PartialTest, StorageAttr};
+use crate::attr::{
+    self, ContainerAttrs, CopyAttr, Dir, FieldKind, KeyName, PartialTest, StorageAttr,
+};
 use crate::ctxt::Ctxt;
 use crate::serde::{self as serde_attr, RenameRule, SerdeContainer, SerdeField};
 
@@ -65,6 +67,8 @@ pub struct Field<'a> {
     /// The derive's storage attributes on the field, in the order written;
     /// `kind` is the first one's.
     pub storage_attrs: Vec<StorageAttr<'a>>,
+    /// `#[copy(...)]` or `#[snapshot(...)]`, if declared.
+    pub copy: Option<CopyAttr>,
     /// Two of the derive's attributes conflicted on this field (reported by
     /// `check`); checks of the kept one are skipped.
     pub conflicted: bool,
@@ -397,6 +401,7 @@ fn parse_fields<'a>(
                 None => name.clone(),
             };
             let (kind, storage_attrs) = attr::field(cx, &field.attrs);
+            let copy = attr::copy(cx, &field.attrs);
             let conflicted = storage_attrs.len() > 1;
             Field {
                 original: field,
@@ -408,6 +413,7 @@ fn parse_fields<'a>(
                 serde,
                 kind,
                 storage_attrs,
+                copy,
                 conflicted,
                 flagged: Cell::new(conflicted),
             }

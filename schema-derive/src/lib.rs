@@ -82,7 +82,10 @@ use crate::ast::Derive;
 /// `skip_serializing`, `default`, `skip_serializing_if` (the field is then
 /// not `required`), `with`/`serialize_with` (no type constraint in the
 /// validator). `flatten` and `transparent` are rejected.
-#[proc_macro_derive(Document, attributes(document, embed, reference, many_to_many))]
+#[proc_macro_derive(
+    Document,
+    attributes(document, embed, reference, many_to_many, copy, snapshot)
+)]
 pub fn derive_document(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand::derive(&input, Derive::Document).into()
@@ -105,7 +108,10 @@ pub fn derive_document(input: TokenStream) -> TokenStream {
 /// with `#[serde(with/serialize_with)]` leaves the enum unconstrained. A
 /// newtype struct has its field's schema, a tuple struct one schema per
 /// position. Type parameters get `BoundedAt<AsField> + BsonSchema` bounds.
-#[proc_macro_derive(Embedded, attributes(document, embed, reference, many_to_many))]
+#[proc_macro_derive(
+    Embedded,
+    attributes(document, embed, reference, many_to_many, copy, snapshot)
+)]
 pub fn derive_embedded(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand::derive(&input, Derive::Embedded).into()

@@ -12,6 +12,13 @@ pub const DOCUMENT: &str = "document";
 pub const EMBED: &str = "embed";
 pub const REFERENCE: &str = "reference";
 pub const MANY_TO_MANY: &str = "many_to_many";
+pub const COPY: &str = "copy";
+pub const SNAPSHOT: &str = "snapshot";
+
+// `#[copy(...)]` and `#[snapshot(...)]` keys.
+pub const FROM: &str = "from";
+pub const FIELD: &str = "field";
+pub const OF: &str = "of";
 
 // `#[document(...)]` keys.
 pub const COLLECTION: &str = "collection";
@@ -92,6 +99,8 @@ pub(super) const INDEX_KEYS: &[&str] = &[KEYS, NAME, UNIQUE, SPARSE, EXPIRE_AFTE
 pub(super) const PARTIAL_OPS: &[&str] = &[EXISTS, EQ, GT, GTE, LT, LTE, TYPE];
 pub(super) const EMBED_KEYS: &[&str] = &[MAX, KEEP, HISTORY, UNBOUNDED];
 pub(super) const REFERENCE_KEYS: &[&str] = &[INDEX, UNIQUE, TO, SORT, ON_DELETE];
+pub(super) const COPY_KEYS: &[&str] = &[FROM, FIELD];
+pub(super) const SNAPSHOT_KEYS: &[&str] = &[OF, FIELD];
 pub(super) const MANY_TO_MANY_KEYS: &[&str] = &[TWO_SIDED, ONE_SIDED, TO, INVERSE, MAX];
 
 /// Whether `attr` is one of the derive's own attributes.
@@ -107,7 +116,15 @@ pub(super) fn is_ours(attr: &Attribute) -> bool {
 pub fn misspelt(attr: &Attribute) -> Option<&'static str> {
     let ident = attr.path().get_ident()?;
     let name = ident.unraw().to_string();
-    let known = ["serde", DOCUMENT, EMBED, REFERENCE, MANY_TO_MANY];
+    let known = [
+        "serde",
+        DOCUMENT,
+        EMBED,
+        REFERENCE,
+        MANY_TO_MANY,
+        COPY,
+        SNAPSHOT,
+    ];
     if known.contains(&name.as_str()) {
         return None;
     }

@@ -19,6 +19,7 @@
 
 mod bucket;
 mod container;
+mod copy;
 mod field;
 mod index;
 mod keywords;
@@ -31,6 +32,7 @@ mod tests;
 
 pub use bucket::{describe as describe_bucket_role, BucketAttr};
 pub use container::{container, ContainerAttrs};
+pub use copy::{copy, CopyAttr, CopyKind};
 pub use field::{
     field, reject_field_attrs, EmbedAttr, FieldKind, Keep, OnDelete, RefAttr, StorageAttr,
 };

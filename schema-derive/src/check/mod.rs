@@ -15,6 +15,7 @@ use crate::suggest;
 use crate::ty::{self, Growable};
 
 mod bucket;
+mod copy;
 mod on_delete;
 mod timeseries;
 
@@ -53,6 +54,7 @@ pub fn check(cx: &Ctxt, input: &Input) {
     bucket::check(cx, input);
     timeseries::check(cx, input);
     on_delete::check(cx, input);
+    copy::check(cx, input);
 }
 
 /// Reports `msg` at `span` about `field`, and marks the field so that the

@@ -4,7 +4,9 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::ext::IdentExt;
 
-use super::{bounded, bucket, fields, ids, indexes, private, relations, timeseries, validator};
+use super::{
+    bounded, bucket, copy, fields, ids, indexes, private, relations, timeseries, validator,
+};
 use crate::ast::Input;
 
 pub fn expand(input: &Input) -> TokenStream {
@@ -38,9 +40,22 @@ pub fn expand(input: &Input) -> TokenStream {
     let bucket = bucket::expand(input);
     let series = timeseries::spec(input);
     let updatable = timeseries::updatable(input);
+    let copy_checks = copy::checks(input);
+    let copies = if input.struct_fields().iter().any(|f| f.copy.is_some()) {
+        let specs = copy::specs(input);
+        quote! {
+            fn copies() -> #p::Vec<#p::CopySpec> {
+                #specs
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
 
     quote! {
         #checks
+
+        #copy_checks
 
         #id_checks
 
@@ -71,6 +86,8 @@ pub fn expand(input: &Input) -> TokenStream {
             }
 
             #stamps
+
+            #copies
 
             #series
         }

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{parse_quote, Generics};
 
-use super::{bounded, fields, private, validator};
+use super::{bounded, copy, fields, private, validator};
 use crate::ast::{Data, Derive, Input};
 
 pub fn expand(input: &Input) -> TokenStream {
@@ -16,12 +16,15 @@ pub fn expand(input: &Input) -> TokenStream {
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let (schema, optional) = schema(input);
     let checks = bounded::expand(input);
+    let copy_checks = copy::checks(input);
     let bounded_impls = bounded::impls(input);
     let nested = fields::nested(input);
     quote! {
         #nested
 
         #checks
+
+        #copy_checks
 
         #bounded_impls
 

@@ -5,6 +5,7 @@
 
 mod bounded;
 mod bucket;
+mod copy;
 mod document;
 mod embedded;
 mod fallback;
