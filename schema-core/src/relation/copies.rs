@@ -65,7 +65,8 @@ impl<T> CopyOne<T> for Option<T> {}
 pub trait CopyMany<T> {}
 impl<T> CopyMany<T> for Vec<T> {}
 
-/// For generated code: `H` holds a copy of the field `_source`.
+/// For generated code: `H` holds a copy of the field `_source` (a type
+/// mismatch here names the holder's type and the source field's).
 pub fn assert_copy_one<H: CopyOne<T>, M, T, P>(_source: &Field<M, T, P>) {}
 
 /// For generated code: `H` holds the copies of many `_source` values.

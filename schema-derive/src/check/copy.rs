@@ -16,6 +16,9 @@ use crate::ty;
 
 pub(super) fn check(cx: &Ctxt, input: &Input) {
     copy_is_on_a_document(cx, input);
+    if input.derive != Derive::Document {
+        return;
+    }
     copy_is_not_a_reference(cx, input);
     copy_is_from_a_reference_or_link(cx, input);
     copy_has_the_reference_shape(cx, input);

@@ -1,0 +1,29 @@
+use bson::oid::ObjectId;
+use schema_core::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Document, Serialize, Deserialize)]
+#[document(collection = "skus")]
+struct Sku {
+    #[serde(rename = "_id")]
+    id: ObjectId,
+    color: String,
+    stock: i64,
+}
+
+#[derive(Document, Serialize, Deserialize)]
+#[document(collection = "products")]
+struct Product {
+    #[serde(rename = "_id")]
+    id: ObjectId,
+    #[reference(index, to = Sku)]
+    main_sku: ObjectId,
+    #[copy(field = color)]
+    color: String,
+    #[copy(from = main_sku)]
+    also_color: String,
+    #[copy(from = main_sku, field = color, every = true)]
+    third: String,
+}
+
+fn main() {}

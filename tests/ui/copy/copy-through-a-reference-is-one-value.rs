@@ -1,0 +1,26 @@
+use bson::oid::ObjectId;
+use schema_core::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Document, Serialize, Deserialize)]
+#[document(collection = "skus")]
+struct Sku {
+    #[serde(rename = "_id")]
+    id: ObjectId,
+    color: String,
+    stock: i64,
+}
+
+#[derive(Document, Serialize, Deserialize)]
+#[document(collection = "products")]
+struct Product {
+    #[serde(rename = "_id")]
+    id: ObjectId,
+    #[reference(index, to = Sku)]
+    main_sku: ObjectId,
+    #[embed(max = 10)]
+    #[copy(from = main_sku, field = color)]
+    colors: Vec<String>,
+}
+
+fn main() {}

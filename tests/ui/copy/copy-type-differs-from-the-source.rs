@@ -1,0 +1,30 @@
+use bson::oid::ObjectId;
+use schema_core::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Document, Serialize, Deserialize)]
+#[document(collection = "skus")]
+struct Sku {
+    #[serde(rename = "_id")]
+    id: ObjectId,
+    color: String,
+    stock: i64,
+}
+
+#[derive(Document, Serialize, Deserialize)]
+#[document(collection = "products")]
+struct Product {
+    #[serde(rename = "_id")]
+    id: ObjectId,
+    #[reference(index, to = Sku)]
+    main_sku: ObjectId,
+    #[copy(from = main_sku, field = stock)]
+    stock: i32,
+    #[many_to_many(one_sided, to = Sku, max = 10)]
+    skus: Vec<ObjectId>,
+    #[embed(max = 10)]
+    #[copy(from = skus, field = color)]
+    colors: Vec<i64>,
+}
+
+fn main() {}
