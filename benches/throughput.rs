@@ -1,9 +1,14 @@
 //! Two-sided links per second with 1, 4 and 16 concurrent tasks, on disjoint
 //! documents (no two tasks touch one document) and on overlapping ones (every
-//! link touches one of two hot courses, so transactions conflict and retry).
-//! Prints links/s, the retries the transaction runner made, and the commands
-//! sent per link. Run: `cargo bench --bench throughput` (`LINKS=N` links per
-//! scenario, default 480).
+//! link touches one of two hot courses, so transactions conflict and retry),
+//! each with the links into one document combined (`Links::with_combining`,
+//! the default) and without, the two alternating run after run. Prints, per
+//! row, the median links/s over `REPS` runs (default 5) with its p10-p90,
+//! the median retries the transaction runner made and commands sent per
+//! link, and the ratio combined/alone of the medians. Every run checks with
+//! `verify` that each acknowledged link is applied once and the courses stay
+//! within their max. Run: `cargo bench --bench throughput` (`LINKS=N` links
+//! per run, default 480).
 
 use std::time::Instant;
 
@@ -11,6 +16,7 @@ use mongodb::{Client, Database};
 use schema_core::prelude::*;
 use schema_core::Schema;
 use schema_core::{Links, Repo};
+use schema_testkit::stats::Spread;
 use schema_testkit::CommandLog;
 use serde::{Deserialize, Serialize};
 
@@ -43,14 +49,22 @@ fn course_of(overlapping: bool, task: usize, i: usize) -> String {
     }
 }
 
+/// What one run measured.
+struct Run {
+    links_per_s: f64,
+    retries: u64,
+    commands_per_link: f64,
+}
+
 async fn scenario(
     client: &Client,
     db: &Database,
     commands: &CommandLog,
     tasks: usize,
     overlapping: bool,
+    combining: bool,
     links: usize,
-) {
+) -> Run {
     db.drop().await.expect("drop");
     Schema::new()
         .with::<Student>()
@@ -83,7 +97,7 @@ async fn scenario(
         .await
         .expect("courses");
 
-    let links_helper = Links::new(db, Student::FIELDS.course_ids);
+    let links_helper = Links::new(db, Student::FIELDS.course_ids).with_combining(combining);
     // The first link asks the server once whether it runs transactions.
     links_helper.verify().await.expect("verify");
     // The clones the tasks use share the helper's retry count.
@@ -116,17 +130,29 @@ async fn scenario(
     let report = links_helper.verify().await.expect("verify");
     assert!(report.is_consistent(), "{report:?}");
     assert_eq!(report.edges, done, "every acknowledged link applied once");
-    println!(
-        "  {:>2} tasks  {:<11}  {:>7.0} links/s  {:>5} links  {:>3} gave up  {:>5} retries  {:>5.2} commands/link",
-        tasks,
-        if overlapping { "overlapping" } else { "disjoint" },
-        done as f64 / elapsed.as_secs_f64(),
-        done,
-        failed,
-        retries,
-        sent as f64 / done as f64,
-    );
+    assert_eq!(failed, 0, "no link gave up");
     let _ = client;
+    Run {
+        links_per_s: done as f64 / elapsed.as_secs_f64(),
+        retries,
+        commands_per_link: sent as f64 / done as f64,
+    }
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn describe(runs: &[Run]) -> String {
+    let spread = Spread::of(runs.iter().map(|r| r.links_per_s));
+    format!(
+        "{:>6.0} ({:>11}) {:>5.0} {:>5.2}",
+        spread.median,
+        spread.range(),
+        median(runs.iter().map(|r| r.retries as f64).collect()),
+        median(runs.iter().map(|r| r.commands_per_link).collect()),
+    )
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -141,12 +167,65 @@ async fn main() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(480);
 
+    let reps: usize = std::env::var("REPS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(5)
+        .max(1);
     println!(
-        "two-sided links (update + update + commitTransaction per attempt), {links} per scenario"
+        "two-sided links, {links} per run, {reps} runs per row (combined and alone alternating); \
+         links/s median (p10-p90), median retries, median commands/link"
+    );
+    println!(
+        "{:>8} {:<11} | {:>6} {:>13} {:>5} {:>5} | {:>6} {:>13} {:>5} {:>5} | {:>8}",
+        "tasks",
+        "documents",
+        "alone",
+        "p10-p90",
+        "retr",
+        "cmds",
+        "comb.",
+        "p10-p90",
+        "retr",
+        "cmds",
+        "comb/alone"
     );
     for overlapping in [false, true] {
         for tasks in [1, 4, 16] {
-            scenario(&client, &db, &commands, tasks, overlapping, links).await;
+            let (mut alone, mut combined) = (Vec::new(), Vec::new());
+            for rep in 0..reps {
+                for combining in [rep % 2 == 0, rep % 2 != 0] {
+                    let run = scenario(
+                        &client,
+                        &db,
+                        &commands,
+                        tasks,
+                        overlapping,
+                        combining,
+                        links,
+                    )
+                    .await;
+                    if combining {
+                        combined.push(run);
+                    } else {
+                        alone.push(run);
+                    }
+                }
+            }
+            let ratio = Spread::of(combined.iter().map(|r| r.links_per_s)).median
+                / Spread::of(alone.iter().map(|r| r.links_per_s)).median;
+            println!(
+                "{:>8} {:<11} | {} | {} | {:>8.2}",
+                tasks,
+                if overlapping {
+                    "overlapping"
+                } else {
+                    "disjoint"
+                },
+                describe(&alone),
+                describe(&combined),
+                ratio
+            );
         }
     }
     db.drop().await.expect("drop");

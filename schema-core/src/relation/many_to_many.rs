@@ -19,10 +19,12 @@
 //! and arrays over their max; [`Links::repair`] fixes the asymmetric edges.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use bson::{doc, Bson, Document as BsonDocument};
 use mongodb::{ClientSession, Collection, Database};
 
+use super::combine::Combiner;
 use crate::action::Action;
 use crate::codec::id_to_bson;
 use crate::error::{id_text, Error, Result};
@@ -42,6 +44,9 @@ pub struct Links<M: Document, C, R: Document> {
     inverse: Option<(&'static str, u32)>,
     txn: TxnConfig,
     support: TxnState,
+    /// Links into one document, combined (see [`combine`](super::combine)).
+    combiner: Arc<Combiner>,
+    combining: bool,
 }
 
 impl<M: Document, C, R: Document> Clone for Links<M, C, R> {
@@ -52,18 +57,20 @@ impl<M: Document, C, R: Document> Clone for Links<M, C, R> {
             inverse: self.inverse,
             txn: self.txn.clone(),
             support: self.support.clone(),
+            combiner: Arc::clone(&self.combiner),
+            combining: self.combining,
         }
     }
 }
 
 /// One side of a link: a collection, its id array and the array's max.
 #[derive(Clone, Copy)]
-struct Side {
-    collection: &'static str,
-    field: &'static str,
-    max: u32,
+pub(super) struct Side {
+    pub(super) collection: &'static str,
+    pub(super) field: &'static str,
+    pub(super) max: u32,
     /// Adds the version and timestamps its model keeps to an update.
-    stamp: fn(&mut BsonDocument, bool) -> Result<()>,
+    pub(super) stamp: fn(&mut BsonDocument, bool) -> Result<()>,
 }
 
 /// An edge recorded by one side only, or pointing at a missing document.
@@ -165,7 +172,17 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
             inverse,
             txn: TxnConfig::default(),
             support: TxnState::default(),
+            combiner: Arc::default(),
+            combining: true,
         }
+    }
+
+    /// Whether concurrent two-sided links into one document (through this
+    /// `Links` and its clones) are combined into one transaction (on by
+    /// default; see [`combine`](super::combine)).
+    pub fn with_combining(mut self, combining: bool) -> Self {
+        self.combining = combining;
+        self
     }
 
     /// Uses `policy` for the transactions it runs itself.
@@ -202,6 +219,48 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
     /// Whether both sides keep an array (so writes run in a transaction).
     pub fn is_two_sided(&self) -> bool {
         self.inverse.is_some()
+    }
+
+    pub(super) fn combiner(&self) -> &Combiner {
+        &self.combiner
+    }
+
+    pub(super) fn support(&self) -> &TxnState {
+        &self.support
+    }
+
+    pub(super) fn database(&self) -> &Database {
+        &self.db
+    }
+
+    pub(super) fn txn_config(&self) -> &TxnConfig {
+        &self.txn
+    }
+
+    pub(super) fn left_side(&self) -> Side {
+        self.left()
+    }
+
+    /// The inverse side; an error for a one-sided link (never combined).
+    pub(super) fn right_side_or_err(&self) -> Result<Side> {
+        self.right()
+            .ok_or_else(|| Error::Model("a one-sided link has no inverse side".into()))
+    }
+
+    /// Links `left` to `right` in a transaction of its own, not combined.
+    pub(super) async fn link_alone(&self, left: Bson, right: Bson) -> Result<()> {
+        self.write_alone(None, Op::Link, left, right).await
+    }
+
+    /// `$addToSet` of `value` to `id`'s array on `side`, if it has room.
+    pub(super) async fn add_one(
+        &self,
+        session: Option<&mut ClientSession>,
+        side: Side,
+        id: &Bson,
+        value: &Bson,
+    ) -> Result<()> {
+        self.add(session, side, id, value).await
     }
 
     fn left(&self) -> Side {
@@ -259,6 +318,19 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
     }
 
     async fn write(
+        &self,
+        session: Option<&mut ClientSession>,
+        op: Op,
+        left: Bson,
+        right: Bson,
+    ) -> Result<()> {
+        if session.is_none() && matches!(op, Op::Link) && self.combining && self.is_two_sided() {
+            return self.link_combined(left, right).await;
+        }
+        self.write_alone(session, op, left, right).await
+    }
+
+    async fn write_alone(
         &self,
         session: Option<&mut ClientSession>,
         op: Op,
