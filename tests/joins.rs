@@ -7,33 +7,20 @@ mod models;
 mod support;
 
 use bson::DateTime;
-use models::{Post, Profile, User};
+use models::{Post, User};
 use schema_core::prelude::*;
 use schema_core::query::Cursor;
+use schema_core::relation::Family;
 use schema_core::{Error, Schema};
 
 const BASE_MS: i64 = 1_700_000_000_000;
 
 fn post(i: usize, author: &str, at_ms: i64) -> Post {
-    Post {
-        id: format!("post_{i:05}"),
-        author_id: author.to_owned(),
-        title: format!("Post {i}"),
-        tags: vec!["mongodb".into(), format!("tag{}", i % 5)],
-        at: DateTime::from_millis(at_ms),
-    }
+    Post::sample(i, author, at_ms)
 }
 
 fn user(i: usize) -> User {
-    User {
-        id: format!("user_{i}"),
-        email: format!("u{i}@example.test"),
-        profile: Profile {
-            display_name: format!("User {i}"),
-            bio: None,
-            joined_year: 2020 + (i % 7) as i32,
-        },
-    }
+    User::sample(i)
 }
 
 /// 50 users; 2,000 posts, 40 per author, with runs of four equal
@@ -121,6 +108,17 @@ async fn a_page_with_parents_is_one_aggregate_and_pairs_like_page_then_parents_o
     assert_eq!(seen, 2007, "every post once, across {pages} pages");
 }
 
+/// The first page (20) of `author`'s posts with the author.
+async fn family_of(posts: &Repo<Post>, author: &str) -> Family<User, Post> {
+    let author = author.to_owned();
+    posts
+        .children(Post::FIELDS.author_id, &author)
+        .with_parent()
+        .page()
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
 async fn a_parent_with_its_newest_children_is_one_aggregate_and_pages_on() {
     let (client, log) = support::counting_client().await;
@@ -171,34 +169,16 @@ async fn a_parent_with_its_newest_children_is_one_aggregate_and_pages_on() {
     // `_id` (a second query).
     let lonely = users.insert(&user(99)).await;
     lonely.unwrap();
-    let id = "user_99".to_owned();
     log.clear();
-    let family = posts
-        .children(Post::FIELDS.author_id, &id)
-        .with_parent()
-        .page()
-        .await
-        .unwrap();
+    let family = family_of(&posts, "user_99").await;
     assert_eq!(log.take(), ["aggregate", "find"]);
-    assert_eq!(family.parent.map(|u| u.id), Some(id));
+    assert_eq!(family.parent.map(|u| u.id), Some("user_99".to_owned()));
     assert!(family.children.is_empty() && family.next.is_none());
 
     // Children whose parent is gone, and no parent at all.
-    let ghost = "ghost".to_owned();
-    let family = posts
-        .children(Post::FIELDS.author_id, &ghost)
-        .with_parent()
-        .page()
-        .await
-        .unwrap();
+    let family = family_of(&posts, "ghost").await;
     assert_eq!((family.parent, family.children.len()), (None, 7));
-    let nobody = "nobody".to_owned();
-    let family = posts
-        .children(Post::FIELDS.author_id, &nobody)
-        .with_parent()
-        .page()
-        .await
-        .unwrap();
+    let family = family_of(&posts, "nobody").await;
     assert_eq!((family.parent, family.children.len()), (None, 0));
 }
 

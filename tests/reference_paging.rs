@@ -7,32 +7,18 @@ mod models;
 mod support;
 
 use bson::DateTime;
-use models::{Post, Profile, User};
+use models::{Post, User};
 use schema_core::prelude::*;
 use schema_core::{Error, Schema};
 
 const BASE_MS: i64 = 1_700_000_000_000;
 
 fn post(i: usize, author: &str, at_ms: i64) -> Post {
-    Post {
-        id: format!("post_{i:05}"),
-        author_id: author.to_owned(),
-        title: format!("Post {i}"),
-        tags: vec!["mongodb".into(), "modeling".into(), format!("tag{}", i % 5)],
-        at: DateTime::from_millis(at_ms),
-    }
+    Post::sample(i, author, at_ms)
 }
 
 fn user(i: usize) -> User {
-    User {
-        id: format!("user_{i}"),
-        email: format!("u{i}@example.test"),
-        profile: Profile {
-            display_name: format!("User {i}"),
-            bio: None,
-            joined_year: 2020 + (i % 7) as i32,
-        },
-    }
+    User::sample(i)
 }
 
 /// Seed 000's data: 1,000 users, 20,000 posts (20 per author), set up.

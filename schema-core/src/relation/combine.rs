@@ -192,7 +192,7 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
         right: &Bson,
         lefts: &[Bson],
     ) -> Result<Vec<Result<()>>> {
-        let (left_side, right_side) = (self.left_side(), self.right_side_or_err()?);
+        let (left_side, right_side) = (self.left(), self.right_side_or_err()?);
         let target = self
             .database()
             .collection::<BsonDocument>(right_side.collection);
@@ -229,10 +229,7 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
                 results.push(Err(full(right_side, right)));
                 continue;
             }
-            match self
-                .add_one(Some(&mut *session), left_side, left, right)
-                .await
-            {
+            match self.add(Some(&mut *session), left_side, left, right).await {
                 Ok(()) => {
                     if !already {
                         adding.push(left.clone());

@@ -237,10 +237,6 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
         &self.txn
     }
 
-    pub(super) fn left_side(&self) -> Side {
-        self.left()
-    }
-
     /// The inverse side; an error for a one-sided link (never combined).
     pub(super) fn right_side_or_err(&self) -> Result<Side> {
         self.right()
@@ -252,18 +248,7 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
         self.write_alone(None, Op::Link, left, right).await
     }
 
-    /// `$addToSet` of `value` to `id`'s array on `side`, if it has room.
-    pub(super) async fn add_one(
-        &self,
-        session: Option<&mut ClientSession>,
-        side: Side,
-        id: &Bson,
-        value: &Bson,
-    ) -> Result<()> {
-        self.add(session, side, id, value).await
-    }
-
-    fn left(&self) -> Side {
+    pub(super) fn left(&self) -> Side {
         Side {
             collection: M::COLLECTION,
             field: self.field.name(),
@@ -378,7 +363,7 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
     }
 
     /// `$addToSet` if the array has room or already holds `value`.
-    async fn add(
+    pub(super) async fn add(
         &self,
         mut session: Option<&mut ClientSession>,
         side: Side,

@@ -15,6 +15,21 @@ pub struct User {
     pub profile: Profile,
 }
 
+impl User {
+    /// The test user number `i`: `user_{i}`, `u{i}@example.test`.
+    pub fn sample(i: usize) -> User {
+        User {
+            id: format!("user_{i}"),
+            email: format!("u{i}@example.test"),
+            profile: Profile {
+                display_name: format!("User {i}"),
+                bio: None,
+                joined_year: 2020 + (i % 7) as i32,
+            },
+        }
+    }
+}
+
 #[derive(Embedded, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Profile {
@@ -38,6 +53,20 @@ pub struct Post {
     #[embed(max = 10)]
     pub tags: Vec<String>,
     pub at: bson::DateTime,
+}
+
+impl Post {
+    /// The test post number `i` (`post_{i:05}`) of `author`, written at
+    /// `at_ms` milliseconds since the epoch.
+    pub fn sample(i: usize, author: &str, at_ms: i64) -> Post {
+        Post {
+            id: format!("post_{i:05}"),
+            author_id: author.to_owned(),
+            title: format!("Post {i}"),
+            tags: vec!["mongodb".into(), "modeling".into(), format!("tag{}", i % 5)],
+            at: bson::DateTime::from_millis(at_ms),
+        }
+    }
 }
 
 /// Seed 000: many-to-many with id arrays on both sides, the models the
