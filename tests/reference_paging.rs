@@ -6,7 +6,6 @@
 mod models;
 mod support;
 
-use bson::DateTime;
 use models::{Post, User};
 use schema_core::prelude::*;
 use schema_core::{Error, Schema};
