@@ -131,11 +131,18 @@ async fn a_source_change_updates_every_holder_through_the_link_index() {
     assert!(matched);
     let sent = log.take();
     println!("{sent:?}");
-    assert_eq!(sent.last().map(String::as_str), Some("commitTransaction"));
+    let commit = sent
+        .iter()
+        .position(|c| c == "commitTransaction")
+        .expect("a commit");
     assert_eq!(
-        sent.iter().filter(|c| *c == "update").count(),
+        sent[..commit].iter().filter(|c| *c == "update").count(),
         3,
         "the sku and the two products that hold its color: {sent:?}"
+    );
+    assert!(
+        !sent[commit..].iter().any(|c| c == "update"),
+        "the check after the commit finds the copies right: {sent:?}"
     );
     assert_eq!(
         colors(&db, &products[0].id).await,
@@ -314,4 +321,61 @@ async fn a_copy_through_a_reference_follows_its_parent_and_refresh_recomputes_on
         .await
         .unwrap_err();
     assert!(err.to_string().contains("holds no copy"), "{err}");
+}
+
+#[tokio::test]
+async fn concurrent_updates_of_two_sources_in_callers_transactions_are_found_and_refreshed() {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, "copies_skew").await;
+    seed(&db).await;
+    // One product over three skus: red, red, blue.
+    let (c, a, b) = (ObjectId::new(), ObjectId::new(), ObjectId::new());
+    let sku = |id, color: &str| Sku {
+        id,
+        color: color.into(),
+    };
+    Repo::<Sku>::new(&db)
+        .insert_many(&[sku(c, "red"), sku(a, "red"), sku(b, "blue")])
+        .await
+        .unwrap();
+    let product = Product {
+        id: ObjectId::new(),
+        skus: vec![c, a, b],
+        colors: vec!["red".into(), "blue".into()],
+        version: 0,
+    };
+    Repo::<Product>::new(&db).insert(&product).await.unwrap();
+    let copies = Copies::<Product>::new(&db);
+
+    // Two transactions of the caller's, interleaved: the first recolors `a`
+    // blue (the copy stays [red, blue] in its snapshot, so it writes no
+    // product), the second recolors `b` green, seeing `a` still red.
+    let mut first = client.start_session().await.unwrap();
+    let mut second = client.start_session().await.unwrap();
+    first.start_transaction().await.unwrap();
+    second.start_transaction().await.unwrap();
+    let (blue, green) = ("blue".to_owned(), "green".to_owned());
+    copies
+        .update::<Sku, _>(&a, || Sku::FIELDS.color.set(&blue))
+        .session(&mut first)
+        .await
+        .unwrap();
+    copies
+        .update::<Sku, _>(&b, || Sku::FIELDS.color.set(&green))
+        .session(&mut second)
+        .await
+        .unwrap();
+    first.commit_transaction().await.unwrap();
+    second.commit_transaction().await.unwrap();
+    assert_eq!(
+        colors(&db, &product.id).await,
+        ["red", "green"],
+        "each saw its own snapshot"
+    );
+
+    // verify finds it, refresh (the caller's part after such commits) fixes it.
+    let report = copies.verify().await.unwrap();
+    assert_eq!(report.out_of_sync, [(product.id.to_hex(), "colors")]);
+    assert!(copies.refresh(&product.id).await.unwrap());
+    assert_eq!(colors(&db, &product.id).await, ["red", "blue", "green"]);
 }

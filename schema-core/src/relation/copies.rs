@@ -26,7 +26,14 @@
 //! are found through the reference's (or link's) index (`{skus: id}`, the
 //! index guard checks it), their sources read by `_id`, and only the copies
 //! that changed are written (with the holder's version and `updatedAt`
-//! stamped). [`Copies::refresh`] recomputes one holder (after its
+//! stamped). Each transaction reads its own snapshot, so two concurrent
+//! updates of two sources of one holder could each compute the copy from
+//! the other's old value: after its commit, `update` reads its holders
+//! again and rewrites any copy that is not what the committed sources say
+//! (the later of the two sees both). In a caller's transaction
+//! ([`session`](Action::session)) that check is the caller's: call
+//! [`Copies::refresh`] after the commit where sources of one holder change
+//! concurrently. [`Copies::refresh`] recomputes one holder (after its
 //! references changed); [`Copies::verify`] reports the holders out of sync
 //! and [`Copies::repair`] rewrites them, as [`Links`](crate::Links) does
 //! for links.
@@ -157,8 +164,9 @@ impl<H: Document> Copies<H> {
                 }
                 let source = Repo::<S>::new(&self.db);
                 let key = crate::codec::id_to_bson::<S>(id)?;
-                let context = (self, &source, id, &update, specs, key);
-                crate::txn::transact(
+                let own = session.is_none();
+                let context = (self, &source, id, &update, specs.clone(), key.clone());
+                let matched = crate::txn::transact(
                     &self.state,
                     &[H::NAME, S::NAME],
                     self.db.client(),
@@ -167,7 +175,18 @@ impl<H: Document> Copies<H> {
                     context,
                     attempt_update::<H, S, U, _>,
                 )
-                .await
+                .await?;
+                if own {
+                    // After the commit: a concurrent update of another
+                    // source of the same holder may have computed its copy
+                    // from this source's old value (each transaction reads
+                    // its own snapshot). Whichever commits last sees both.
+                    for spec in &specs {
+                        let holders = self.holders(None, doc! { spec.from: key.clone() }).await?;
+                        self.resync(None, spec, &holders).await?;
+                    }
+                }
+                Ok(matched)
             },
         )
     }

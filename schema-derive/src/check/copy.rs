@@ -19,6 +19,8 @@ pub(super) fn check(cx: &Ctxt, input: &Input) {
     if input.derive != Derive::Document {
         return;
     }
+    copy_is_stored(cx, input);
+    copy_is_not_in_a_time_series(cx, input);
     copy_is_not_a_reference(cx, input);
     copy_is_from_a_reference_or_link(cx, input);
     copy_has_the_reference_shape(cx, input);
@@ -38,6 +40,43 @@ fn copy_is_on_a_document(cx: &Ctxt, input: &Input) {
                 field,
                 copy.span,
                 "`#[copy]` belongs to a root document (`#[derive(Document)]`): its holders are found through their reference's index, on a collection; in a sub-document keep the value as it was with `#[snapshot(of = Model, field = name)]`, or move the copy to the root",
+            );
+        }
+    }
+}
+
+/// A copy is written to the stored document: a field serde skips has
+/// nowhere to hold it.
+fn copy_is_stored(cx: &Ctxt, input: &Input) {
+    for field in input.struct_fields() {
+        if let Some(copy) = field.copy.as_ref().filter(|_| !field.is_stored()) {
+            report(
+                cx,
+                field,
+                copy.span,
+                format!(
+                    "`{}` is not stored (serde skips it): a `#[{}]` needs a stored field to hold the value",
+                    field.label,
+                    copy.name()
+                ),
+            );
+        }
+    }
+}
+
+/// A time series' measurements are written once: a copy that follows its
+/// source would have to update them.
+fn copy_is_not_in_a_time_series(cx: &Ctxt, input: &Input) {
+    if input.attrs.timeseries.is_none() {
+        return;
+    }
+    for field in input.struct_fields() {
+        if let Some(copy) = field.copy.as_ref().filter(|c| c.kind == CopyKind::Follows) {
+            report(
+                cx,
+                field,
+                copy.span,
+                "a time series is not updated after a measurement is written, so a `#[copy]` there could not follow its source: keep the value as it was with `#[snapshot(of = Model, field = name)]`",
             );
         }
     }
