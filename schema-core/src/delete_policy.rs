@@ -9,7 +9,7 @@
 //! ```
 //!
 //! - `restrict`: the parent is not deleted while a child references it:
-//!   [`Error::Restricted`](crate::Error::Restricted) carries the count,
+//!   [`Error::Restricted`] carries the count,
 //!   counted on the reference index.
 //! - `cascade`: the children are deleted with the parent, each after what
 //!   depends on it (by its own policies), the parent last.

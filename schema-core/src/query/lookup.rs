@@ -1,26 +1,8 @@
 //! A page of documents joined with the document each references, in one
-//! `aggregate`: the page's own `find` as its first stages, then a `$lookup`
-//! on the referenced collection's `_id`:
-//!
-//! ```text
-//! [{$match: <page filter>}, {$sort: <page order>}, {$limit: n},
-//!  {$replaceRoot: {newRoot: {child: "$$ROOT"}}},
-//!  {$lookup: {from: <parents>, localField: "child.<reference>",
-//!             foreignField: "_id", as: "parent"}}]
-//! ```
-//!
-//! The first three stages are the page's `find` (the server plans them as
-//! one query, `LIMIT > FETCH > IXSCAN` on the index the guard found); the
-//! `$lookup` finds each parent by its `_id`, one `_id` index lookup per
-//! child. The child travels under `child`, so a model that refuses unknown
-//! fields still decodes, and its parent under `parent` (empty when the
-//! parent does not exist). The form without a `pipeline` is used on
-//! purpose: on the test server (and on MongoDB before 5.0) a `$lookup` with
-//! a `pipeline` runs it over the whole foreign collection.
-//!
-//! Each result document carries the child and its parent, so it can reach
-//! twice a child's size: the server refuses a joined document over 16 MiB
-//! (a child and parent that large together are read with two queries).
+//! `aggregate`: the page's own `find` as its first stages (planned as one
+//! query, `LIMIT > FETCH > IXSCAN` on the index the guard found), then a
+//! `$lookup` on the referenced collection's `_id`. The pipeline and why
+//! it has this form: [`relation::join`](crate::relation::join).
 
 use bson::{doc, Bson, Document as BsonDocument, RawDocument, RawDocumentBuf};
 use mongodb::{ClientSession, Collection};

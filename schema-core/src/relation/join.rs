@@ -5,7 +5,7 @@
 //! - [`Find::with_parents`]: a page of any guarded query of the children,
 //!   each child paired with its parent (`None` where the parent does not
 //!   exist). One `aggregate` instead of [`Find::page`] then
-//!   [`Repo::parents_of`].
+//!   [`Repo::parents_of`](crate::Repo::parents_of).
 //! - [`Children::with_parent`]: a parent's children through its
 //!   `#[reference(index)]`, newest first (the reference's order), with the
 //!   parent: a [`Family`]. One `aggregate`; a parent with no children
@@ -13,7 +13,7 @@
 //!
 //! **The index guard covers both sides.** The children's side is the
 //! page's own query: the guard checks it as it checks [`Find::page`] (a
-//! query no declared index serves is [`Error::Unindexed`](crate::Error::Unindexed),
+//! query no declared index serves is [`Error::Unindexed`],
 //! nothing sent), and the server must list its index (the reference's, for
 //! [`Children`]). The parents' side is an equality on the parent's `_id`,
 //! which the `_id` index serves. [`WithParents::explain`] and
@@ -23,7 +23,21 @@
 //! with [`Find::after`] (before `with_parents`) or [`Children::after`]
 //! (before `with_parent`), exactly as the pages without the join.
 //!
-//! The pipeline sent is in [`lookup`](crate::query::lookup)'s docs.
+//! The pipeline sent, for a page of `n`:
+//!
+//! ```text
+//! [{$match: <page filter>}, {$sort: <page order>}, {$limit: n},
+//!  {$replaceRoot: {newRoot: {child: "$$ROOT"}}},
+//!  {$lookup: {from: <parents>, localField: "child.<reference>",
+//!             foreignField: "_id", as: "parent"}}]
+//! ```
+//!
+//! The child travels under `child` (so a model that refuses unknown fields
+//! still decodes) and its parent under `parent`; each result document can
+//! reach a child's and a parent's size together, and the server refuses one
+//! over 16 MiB. The form without a `pipeline` is used on purpose: on the
+//! test server (and on MongoDB before 5.0) a `$lookup` with a `pipeline`
+//! runs it over the whole foreign collection.
 //!
 //! ```no_run
 //! # use schema_core::prelude::*;
