@@ -19,6 +19,7 @@ pub mod bounded;
 mod codec;
 mod cursor;
 pub mod delete_policy;
+pub mod diagram;
 pub mod embed;
 pub mod error;
 pub mod explain;

@@ -31,6 +31,11 @@ pub struct ModelInfo {
     pub timeseries: Option<crate::timeseries::TimeSeriesSpec>,
     /// The delete policies its references declare (`on_delete`).
     pub on_delete: Vec<RefPolicy>,
+    /// Its declared relationships (embeds, references, links), for the
+    /// [diagram](crate::diagram).
+    pub relations: Vec<crate::model::Relation>,
+    /// The copies its fields hold (`#[copy]`).
+    pub copies: Vec<crate::model::CopySpec>,
 }
 
 impl ModelInfo {
@@ -44,6 +49,8 @@ impl ModelInfo {
             needs_transactions: M::relations().iter().any(|r| r.needs_transaction()),
             timeseries: M::TIMESERIES,
             on_delete: RefPolicy::of::<M>(),
+            relations: M::relations(),
+            copies: M::copies(),
         }
     }
 }

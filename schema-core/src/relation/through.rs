@@ -129,6 +129,8 @@ impl<L: Document, R: Document> Through<L, R> {
             needs_transactions: false,
             timeseries: None,
             on_delete: Vec::new(),
+            relations: Vec::new(),
+            copies: Vec::new(),
         }
     }
 

@@ -1,0 +1,137 @@
+//! `Schema::diagram`: the examples' models as Mermaid flowcharts. The
+//! diagrams checked in under `docs/diagrams.md` are the ones the models
+//! draw today (refresh with `DIAGRAMS=overwrite cargo test --test diagram`),
+//! and each line is a node or an edge of the flowchart grammar the
+//! diagram uses.
+
+#[path = "../examples/models/mod.rs"]
+mod example_models;
+
+use example_models::{blog, catalog, chat, orders, school};
+use schema_core::Schema;
+
+const FILE: &str = "docs/diagrams.md";
+
+fn diagrams() -> Vec<(&'static str, Schema)> {
+    vec![
+        (
+            "blog (seed 000: users and posts)",
+            Schema::new().with::<blog::User>().with::<blog::Post>(),
+        ),
+        ("school (seed 000: students and courses)", school::schema()),
+        (
+            "chat (seed 000: a room and its messages)",
+            Schema::new()
+                .with::<chat::Room>()
+                .with::<chat::RoomMessage>(),
+        ),
+        (
+            "orders (seed 001: embedded line items, referenced products)",
+            Schema::new()
+                .with::<orders::Order>()
+                .with::<orders::Product>(),
+        ),
+        (
+            "catalog (seed 004: products, skus and the copied colors)",
+            Schema::new()
+                .with::<catalog::Product>()
+                .with::<catalog::Sku>(),
+        ),
+    ]
+}
+
+fn document() -> String {
+    let mut out = String::from(
+        "# The examples' models, drawn\n\n\
+         `Schema::diagram()` for the models of each example (`examples/models/`), as\n\
+         Mermaid flowcharts: collections, embedded arrays with their `max`, references\n\
+         with the index they ride (and their delete policy), id-array links (two-sided\n\
+         ones both ways), and copies of a referenced field (dotted). Kept current by\n\
+         `tests/diagram.rs`; [back to the README](../README.md).\n",
+    );
+    for (title, schema) in diagrams() {
+        out.push_str(&format!(
+            "\n## {title}\n\n```mermaid\n{}```\n",
+            schema.diagram()
+        ));
+    }
+    out
+}
+
+#[test]
+fn the_checked_in_diagrams_are_the_models_of_today() {
+    let wanted = document();
+    if std::env::var("DIAGRAMS").as_deref() == Ok("overwrite") {
+        std::fs::write(FILE, &wanted).unwrap();
+    }
+    let stored = std::fs::read_to_string(FILE).unwrap_or_default();
+    assert_eq!(
+        stored, wanted,
+        "{FILE} is stale: run `DIAGRAMS=overwrite cargo test --test diagram`"
+    );
+}
+
+#[test]
+fn every_line_is_a_node_or_an_edge() {
+    let node = |s: &str| -> bool {
+        let id_end = s.find(['[', '(']).unwrap_or(0);
+        id_end > 0
+            && s[..id_end]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && (s.ends_with("\"]") || s.ends_with("\"])"))
+    };
+    let id = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    for (title, schema) in diagrams() {
+        let diagram = schema.diagram();
+        let mut lines = diagram.lines();
+        assert_eq!(lines.next(), Some("flowchart LR"), "{title}");
+        for line in lines {
+            let line = line.trim();
+            let ok = node(line)
+                || ["-->", "<-->", "-.->", "---"].iter().any(|arrow| {
+                    line.split_once(&format!(" {arrow}"))
+                        .is_some_and(|(from, rest)| {
+                            let to = match rest.split_once("| ") {
+                                Some((label, to)) => {
+                                    label.starts_with("|\"")
+                                        && label.ends_with('"')
+                                        && to.len() > 0
+                                        && to == to.trim()
+                                        && id(to)
+                                }
+                                None => id(rest.trim()),
+                            };
+                            id(from) && to
+                        })
+                });
+            assert!(ok, "{title}: not a node or an edge: {line}");
+        }
+    }
+}
+
+#[test]
+fn the_catalog_draws_its_link_its_copy_and_its_embed() {
+    let catalog = Schema::new()
+        .with::<catalog::Product>()
+        .with::<catalog::Sku>()
+        .diagram();
+    assert!(
+        catalog.contains("products -->|\"skus: ids, max 100\"| skus"),
+        "{catalog}"
+    );
+    assert!(
+        catalog.contains("products -.->|\"colors copies skus.color\"| skus"),
+        "{catalog}"
+    );
+    assert!(
+        catalog.contains("products_colors([\"colors: embedded, max 100\"])"),
+        "{catalog}"
+    );
+    let school = school::schema().diagram();
+    assert_eq!(
+        school.matches("<-->").count(),
+        1,
+        "a two-sided link is drawn once: {school}"
+    );
+}
