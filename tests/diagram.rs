@@ -94,11 +94,7 @@ fn every_line_is_a_node_or_an_edge() {
                         .is_some_and(|(from, rest)| {
                             let to = match rest.split_once("| ") {
                                 Some((label, to)) => {
-                                    label.starts_with("|\"")
-                                        && label.ends_with('"')
-                                        && to.len() > 0
-                                        && to == to.trim()
-                                        && id(to)
+                                    label.starts_with("|\"") && label.ends_with('"') && id(to)
                                 }
                                 None => id(rest.trim()),
                             };
