@@ -38,6 +38,8 @@ cargo test -p schema-workspace --doc --features tracing 2>&1 | tee -a "$log"
 cargo test --workspace --lib --bins --tests 2>&1 | tee -a "$log"
 # The spans of the tracing feature (off in the run above, as by default).
 cargo test --features tracing --test tracing_spans 2>&1 | tee -a "$log"
+echo "== diagrams (docs/diagrams.md rendered to SVG by mermaid-cli, in Chromium)"
+bash scripts/render-diagrams.sh
 echo "all checks passed"
 # One closing line for the whole run, summed over every test binary.
 awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
