@@ -56,6 +56,10 @@ pub struct IndexSpec {
     pub expire_after: Option<Duration>,
     /// `partialFilterExpression`.
     pub partial_filter: Option<Document>,
+    /// `hidden: true`: kept up to date by the server but not used by its
+    /// planner (nor by the index guard), to try dropping it without losing
+    /// it; `sync` hides or unhides an existing index in place (`collMod`).
+    pub hidden: bool,
     /// Which attribute declared it.
     pub origin: IndexOrigin,
 }
@@ -71,6 +75,7 @@ impl IndexSpec {
             sparse: false,
             expire_after: None,
             partial_filter: None,
+            hidden: false,
             origin,
         }
     }
@@ -91,6 +96,7 @@ impl IndexSpec {
             .sparse(self.sparse.then_some(true))
             .expire_after(self.expire_after)
             .partial_filter_expression(self.partial_filter.clone())
+            .hidden(self.hidden.then_some(true))
             .build();
         mongodb::IndexModel::builder()
             .keys(self.key_document())
@@ -109,7 +115,11 @@ impl fmt::Display for IndexSpec {
             self.sparse,
             self.expire_after,
             self.partial_filter.as_ref(),
-        )
+        )?;
+        if self.hidden {
+            f.write_str(" hidden")?;
+        }
+        Ok(())
     }
 }
 

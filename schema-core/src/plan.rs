@@ -38,6 +38,8 @@ pub struct ServerIndex {
     pub expire_after: Option<Duration>,
     /// `partialFilterExpression`.
     pub partial_filter: Option<Document>,
+    /// `hidden`.
+    pub hidden: bool,
 }
 
 impl ServerIndex {
@@ -51,6 +53,7 @@ impl ServerIndex {
             sparse: options.and_then(|o| o.sparse).unwrap_or(false),
             expire_after: options.and_then(|o| o.expire_after),
             partial_filter: options.and_then(|o| o.partial_filter_expression.clone()),
+            hidden: options.and_then(|o| o.hidden).unwrap_or(false),
         }
     }
 
@@ -63,6 +66,7 @@ impl ServerIndex {
             sparse: spec.sparse,
             expire_after: spec.expire_after,
             partial_filter: spec.partial_filter.clone(),
+            hidden: spec.hidden,
         }
     }
 
@@ -93,7 +97,11 @@ impl fmt::Display for ServerIndex {
             self.sparse,
             self.expire_after,
             self.partial_filter.as_ref(),
-        )
+        )?;
+        if self.hidden {
+            f.write_str(" hidden")?;
+        }
+        Ok(())
     }
 }
 
@@ -210,6 +218,17 @@ pub enum Action {
         /// The index.
         spec: IndexSpec,
     },
+    /// An index the model declares hidden (or visible) is the other way on
+    /// the server: `sync` hides or unhides it in place (`collMod`), keeping
+    /// it built.
+    IndexVisibility {
+        /// Collection name.
+        collection: String,
+        /// The index's name.
+        name: String,
+        /// Whether the model declares it hidden.
+        hidden: bool,
+    },
     /// An index on the server has the declared name (or the declared keys)
     /// but another definition. Setup refuses unless asked to replace it.
     ConflictingIndex {
@@ -240,6 +259,7 @@ impl Action {
             | Action::UpdateValidator { collection, .. }
             | Action::ValidationLevel { collection, .. }
             | Action::CreateIndex { collection, .. }
+            | Action::IndexVisibility { collection, .. }
             | Action::ConflictingIndex { collection, .. }
             | Action::ExtraIndex { collection, .. } => collection,
         }
@@ -264,6 +284,8 @@ impl Action {
             Action::UpdateValidator { .. } => "update validator",
             Action::ValidationLevel { .. } => "drift: validation level",
             Action::CreateIndex { .. } => "create index",
+            Action::IndexVisibility { hidden: true, .. } => "hide index",
+            Action::IndexVisibility { hidden: false, .. } => "unhide index",
             Action::ConflictingIndex { .. } => "drift: index differs",
             Action::ExtraIndex { .. } => "drift: extra index",
         }
@@ -316,6 +338,14 @@ impl Action {
                 }
             }
             Action::CreateIndex { spec, .. } => spec.to_string(),
+            Action::IndexVisibility { name, hidden, .. } => format!(
+                "{name} (collMod; the index stays built, {})",
+                if *hidden {
+                    "the planner stops using it"
+                } else {
+                    "the planner may use it again"
+                }
+            ),
             Action::ConflictingIndex { server, wanted, .. } => {
                 format!("server: {server} | model: {wanted}")
             }
@@ -428,6 +458,12 @@ pub(crate) fn diff_indexes(
                         server: found.clone(),
                         wanted: spec.clone(),
                     });
+                } else if found.hidden != want.hidden {
+                    actions.push(Action::IndexVisibility {
+                        collection: collection.to_owned(),
+                        name: found.name.clone(),
+                        hidden: want.hidden,
+                    });
                 }
             }
             None => actions.push(Action::CreateIndex {
@@ -497,7 +533,22 @@ mod tests {
             sparse: false,
             expire_after: None,
             partial_filter: None,
+            hidden: false,
         }
+    }
+
+    #[test]
+    fn a_visibility_change_is_one_step_in_place() {
+        let mut spec = spec();
+        spec.hidden = true;
+        let server = [on_server(spec.key_document(), &spec.name)];
+        let mut actions = Vec::new();
+        diff_indexes("posts", &[spec], &server, &mut actions);
+        assert!(matches!(
+            &actions[..],
+            [Action::IndexVisibility { hidden: true, .. }]
+        ));
+        assert!(!actions[0].is_drift());
     }
 
     #[test]

@@ -258,6 +258,14 @@ pub(crate) async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Re
                     .or_default()
                     .push(spec.to_index_model());
             }
+            Action::IndexVisibility { name, hidden, .. } => {
+                db.run_command(doc! {
+                    "collMod": &collection,
+                    "index": { "name": name.as_str(), "hidden": *hidden },
+                })
+                .await
+                .map_err(|e| Error::from_server(e, "hide or unhide an index of", &collection))?;
+            }
             Action::ConflictingIndex { server, wanted, .. } => {
                 coll.drop_index(&server.name)
                     .await

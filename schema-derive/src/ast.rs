@@ -284,6 +284,7 @@ impl<'a> Input<'a> {
                 index.name_span = Some(name.span());
             }
             index.sparse = declared.sparse;
+            index.hidden = declared.hidden;
             index.expire_after = declared.expire_after.map(|(secs, _)| secs);
             index.partial = declared
                 .partial
@@ -327,6 +328,7 @@ pub struct Index<'a> {
     pub name_span: Option<Span>,
     pub unique: bool,
     pub sparse: bool,
+    pub hidden: bool,
     pub expire_after: Option<u64>,
     pub partial: Vec<(String, &'a PartialTest)>,
     pub origin: Origin,
@@ -344,6 +346,7 @@ impl Index<'_> {
             name_span: None,
             unique,
             sparse: false,
+            hidden: false,
             expire_after: None,
             partial: Vec::new(),
             origin,

@@ -1,4 +1,4 @@
-//! The index grammar: `index(keys(...), name = "...", unique, sparse,
+//! The index grammar: `index(keys(...), name = "...", unique, sparse, hidden,
 //! expire_after = N, partial(...))` in `#[document(...)]`, its key lists
 //! (also read by `#[reference(sort(...))]`) and its partial filters.
 
@@ -10,8 +10,8 @@ use syn::parse::ParseStream;
 use syn::{Ident, Lit, LitStr, Token};
 
 use super::keywords::{
-    ASC, DESC, EQ, EXISTS, EXPIRE_AFTER, GT, GTE, INDEX, INDEX_KEYS, KEYS, LT, LTE, NAME, PARTIAL,
-    PARTIAL_OPS, SPARSE, TYPE, UNIQUE,
+    ASC, DESC, EQ, EXISTS, EXPIRE_AFTER, GT, GTE, HIDDEN, INDEX, INDEX_KEYS, KEYS, LT, LTE, NAME,
+    PARTIAL, PARTIAL_OPS, SPARSE, TYPE, UNIQUE,
 };
 use super::list::{drain, for_each_nested_key, unknown_key};
 use super::value::{flag, in_parens, int_value, parens, parse_written, str_value, Written};
@@ -126,6 +126,8 @@ pub struct IndexAttr {
     pub name: Option<LitStr>,
     pub unique: bool,
     pub sparse: bool,
+    /// `hidden`: built, but not used by the planner.
+    pub hidden: bool,
     /// Seconds, with the span of the value.
     pub expire_after: Option<(u64, Span)>,
     pub partial: Vec<PartialCond>,
@@ -294,7 +296,7 @@ fn parse_partial(input: ParseStream) -> syn::Result<Vec<PartialCond>> {
     Ok(conds)
 }
 
-/// `index(keys(...), name = "...", unique, sparse, expire_after = N, partial(...))`.
+/// `index(keys(...), name = "...", unique, sparse, hidden, expire_after = N, partial(...))`.
 pub(super) fn index(cx: &Ctxt, meta: &ParseNestedMeta, span: Span) -> Option<IndexAttr> {
     if !meta.input.peek(syn::token::Paren) {
         cx.error_at(
@@ -309,6 +311,7 @@ pub(super) fn index(cx: &Ctxt, meta: &ParseNestedMeta, span: Span) -> Option<Ind
         name: None,
         unique: false,
         sparse: false,
+        hidden: false,
         expire_after: None,
         partial: Vec::new(),
     };
@@ -333,6 +336,7 @@ pub(super) fn index(cx: &Ctxt, meta: &ParseNestedMeta, span: Span) -> Option<Ind
         }
         UNIQUE => out.unique = flag(cx, inner, name, kspan),
         SPARSE => out.sparse = flag(cx, inner, name, kspan),
+        HIDDEN => out.hidden = flag(cx, inner, name, kspan),
         EXPIRE_AFTER => {
             if let Some(secs) = int_value(cx, inner, name, kspan, 1, MAX_EXPIRE_AFTER) {
                 out.expire_after = Some(secs);

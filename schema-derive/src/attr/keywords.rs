@@ -47,6 +47,7 @@ pub const KEYS: &str = "keys";
 pub const NAME: &str = "name";
 pub const UNIQUE: &str = "unique";
 pub const SPARSE: &str = "sparse";
+pub const HIDDEN: &str = "hidden";
 pub const EXPIRE_AFTER: &str = "expire_after";
 pub const PARTIAL: &str = "partial";
 
@@ -95,7 +96,7 @@ pub(super) const DOCUMENT_KEYS: &[&str] = &[
 ];
 pub(super) const TIMESERIES_KEYS: &[&str] = &[TIME, META, GRANULARITY, SPAN, EXPIRE_AFTER];
 pub(super) const BUCKET_KEYS: &[&str] = &[PARENT, ITEMS, COUNT, SEQ];
-pub(super) const INDEX_KEYS: &[&str] = &[KEYS, NAME, UNIQUE, SPARSE, EXPIRE_AFTER, PARTIAL];
+pub(super) const INDEX_KEYS: &[&str] = &[KEYS, NAME, UNIQUE, SPARSE, HIDDEN, EXPIRE_AFTER, PARTIAL];
 pub(super) const PARTIAL_OPS: &[&str] = &[EXISTS, EQ, GT, GTE, LT, LTE, TYPE];
 pub(super) const EMBED_KEYS: &[&str] = &[MAX, KEEP, HISTORY, UNBOUNDED];
 pub(super) const REFERENCE_KEYS: &[&str] = &[INDEX, UNIQUE, TO, SORT, ON_DELETE];

@@ -35,6 +35,9 @@ pub fn expand(input: &Input) -> TokenStream {
         if index.unique {
             options.push(quote!(spec.unique = true;));
         }
+        if index.hidden {
+            options.push(quote!(spec.hidden = true;));
+        }
         if index.sparse {
             options.push(quote!(spec.sparse = true;));
         }

@@ -179,7 +179,14 @@ impl Index {
 fn model_of<M: Document>() -> &'static Model {
     crate::once::per_model::<M, Model>(|| {
         let mut indexes = vec![Index::id()];
-        indexes.extend(crate::once::indexes::<M>().iter().cloned().map(Index::of));
+        // A hidden index serves nothing: the server's planner ignores it.
+        indexes.extend(
+            crate::once::indexes::<M>()
+                .iter()
+                .filter(|spec| !spec.hidden)
+                .cloned()
+                .map(Index::of),
+        );
         // A time series' own index on its meta and time fields.
         if let Some(crate::timeseries::TimeSeriesSpec {
             time,
