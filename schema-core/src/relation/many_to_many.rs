@@ -273,6 +273,10 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
     /// Records the edge `left`–`right`: two-sided, both `$addToSet`s and the
     /// commit (`update`, `update`, `commitTransaction`); one-sided, one
     /// `update`. Linking an existing edge changes nothing and succeeds.
+    /// Two-sided links into one `right` that arrive while another is being
+    /// written (through this `Links` or its clones, without a session) are
+    /// combined into the next transaction, each caller still getting its
+    /// own result after the commit (see [`combine`](super::combine)).
     /// Fails with [`Error::LinkFull`] or [`Error::NotFound`], writing nothing.
     ///
     /// In a [`session`](Action::session), two-sided, it joins the caller's
