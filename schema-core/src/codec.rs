@@ -66,6 +66,12 @@ pub(crate) fn value_to_bson<T: Serialize + ?Sized>(
     bson::serialize_to_bson(value).map_err(|source| field_error(model, field, source))
 }
 
+/// A BSON value as a map key: equal values, equal keys (relaxed extended
+/// JSON, so an `ObjectId` and a string of its hex stay apart).
+pub(crate) fn value_key(value: &Bson) -> String {
+    value.clone().into_relaxed_extjson().to_string()
+}
+
 /// [`Error::Serialize`] for a value of field `field` of `model`.
 pub(crate) fn field_error(model: &'static str, field: &str, source: bson::error::Error) -> Error {
     Error::Serialize {

@@ -428,14 +428,7 @@ async fn violators(db: &Database, collection: &str, validator: &BsonDocument) ->
 }
 
 async fn list_indexes(db: &Database, collection: &str) -> Result<Vec<ServerIndex>> {
-    let models: Vec<mongodb::IndexModel> = db
-        .collection::<BsonDocument>(collection)
-        .list_indexes()
-        .await
-        .map_err(|e| Error::from_server(e, "list indexes of", collection))?
-        .try_collect()
-        .await
-        .map_err(|e| Error::from_server(e, "list indexes of", collection))?;
+    let models = crate::query::served::listed_indexes(db, collection).await?;
     Ok(models.iter().map(ServerIndex::from_model).collect())
 }
 

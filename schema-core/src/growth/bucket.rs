@@ -288,7 +288,7 @@ impl<M: Bucket> Buckets<M> {
         let spec = M::BUCKET;
         let parent = self.parent_bson(parent)?;
         let item = value_to_bson(item, M::NAME, spec.items)?;
-        let key = parent.clone().into_relaxed_extjson().to_string();
+        let key = crate::codec::value_key(&parent);
         let max = i64::from(spec.max);
         let coll = self.repo.raw();
         let push =

@@ -16,7 +16,7 @@ use crate::filter::Filter;
 use crate::model::Document;
 use crate::query::guard::{self, Served};
 use crate::query::keyset::{may_be_null, Cursor, Keyset, Page};
-use crate::query::lookup::{Lookup, PageStep};
+use crate::query::lookup::{page_cursor, Lookup, PageStep};
 use crate::query::projection::Projection;
 use crate::query::served;
 use crate::query::sort::Sort;
@@ -274,26 +274,26 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     /// The first step of a page of `size` (its first `find`), once the
     /// index guard let it through and the server listed its indexes.
     pub(crate) async fn first_step(mut self, size: u32) -> Result<PageStep> {
-        let keyset = Keyset::of_sort(self.sort.as_ref());
-        let base = self.checked_filter_sorted(&keyset)?;
-        self.require_served().await?;
-        let filter = keyset
-            .filters(&base, self.after.as_ref(), may_be_null::<M>)
-            .into_iter()
-            .next()
-            .unwrap_or(base);
+        let (keyset, mut filters) = self.page_filters().await?;
         Ok(PageStep {
-            filter,
+            // A page has at least one find.
+            filter: filters.swap_remove(0),
             sort: keyset.sort(),
             limit: size,
             hint: None,
         })
     }
 
-    /// [`checked_filter`](Self::checked_filter) with the keyset's sort.
-    fn checked_filter_sorted(&mut self, keyset: &Keyset) -> Result<BsonDocument> {
+    /// The keyset order of a page and the filters of its finds, in page
+    /// order (see [`keyset`](crate::query::keyset)), once the index guard
+    /// let the query through and the server listed its indexes.
+    async fn page_filters(&mut self) -> Result<(Keyset, Vec<BsonDocument>)> {
+        let keyset = Keyset::of_sort(self.sort.as_ref());
         self.sort = Some(keyset.sort());
-        self.checked_filter()
+        let base = self.checked_filter()?;
+        self.require_served().await?;
+        let filters = keyset.filters(&base, self.after.as_ref(), may_be_null::<M>);
+        Ok((keyset, filters))
     }
 
     /// The raw documents of one page and the cursor after it: each step of
@@ -305,9 +305,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         size: u32,
         lookup: Option<&Lookup>,
     ) -> Result<(Vec<RawDocumentBuf>, Option<Cursor>)> {
-        let keyset = Keyset::of_sort(self.sort.as_ref());
-        let base = self.checked_filter_sorted(&keyset)?;
-        self.require_served().await?;
+        let (keyset, filters) = self.page_filters().await?;
         let projection = P::projection().map(|mut projection| {
             for path in keyset.paths() {
                 projection.insert(path, 1);
@@ -316,7 +314,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         });
         let raw = self.repo.raw_docs();
         let mut docs: Vec<RawDocumentBuf> = Vec::new();
-        for filter in keyset.filters(&base, self.after.as_ref(), may_be_null::<M>) {
+        for filter in filters {
             let short = size as usize - docs.len();
             if short == 0 {
                 break;
@@ -349,13 +347,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
                     .index_error(e, "page through", self.served.as_ref())
             })?);
         }
-        let next = if docs.len() < size as usize {
-            None
-        } else if let Some(lookup) = lookup {
-            keyset.next_cursor(&lookup.children(&docs)?, self.after.as_ref())
-        } else {
-            keyset.next_cursor(&docs, self.after.as_ref())
-        };
+        let next = page_cursor(&keyset, &docs, size, self.after.as_ref(), lookup)?;
         Ok((docs, next))
     }
 

@@ -73,19 +73,7 @@ impl<M: Document> Repo<M> {
     /// One `listIndexes`: [`Error::MissingIndex`] for the first of `wanted`
     /// the server does not have.
     async fn require_listed(&self, wanted: &[BsonDocument]) -> Result<()> {
-        let listed: std::result::Result<Vec<mongodb::IndexModel>, _> =
-            match self.collection().list_indexes().await {
-                Ok(cursor) => cursor.try_collect().await,
-                Err(e) => Err(e),
-            };
-        let models = match listed {
-            Ok(models) => models,
-            // The collection does not exist yet: it has no index.
-            Err(e) if crate::error::DriverErrorExt::code(&e) == Some(code::NAMESPACE_NOT_FOUND) => {
-                Vec::new()
-            }
-            Err(e) => return Err(self.err(e, "list indexes of")),
-        };
+        let models = listed_indexes(self.database(), M::COLLECTION).await?;
         match wanted.iter().find(|keys| {
             !models
                 .iter()
@@ -116,6 +104,26 @@ impl<M: Document> Repo<M> {
         served: Option<&Served>,
     ) -> Error {
         index_error_in::<M>(self.seen(), e, action, served)
+    }
+}
+
+/// The indexes `listIndexes` reports for `collection` (one command, every
+/// batch read); none when the collection does not exist yet.
+pub(crate) async fn listed_indexes(
+    db: &mongodb::Database,
+    collection: &str,
+) -> Result<Vec<mongodb::IndexModel>> {
+    let coll = db.collection::<BsonDocument>(collection);
+    let listed: std::result::Result<Vec<mongodb::IndexModel>, _> = match coll.list_indexes().await {
+        Ok(cursor) => cursor.try_collect().await,
+        Err(e) => Err(e),
+    };
+    match listed {
+        Ok(models) => Ok(models),
+        Err(e) if crate::error::DriverErrorExt::code(&e) == Some(code::NAMESPACE_NOT_FOUND) => {
+            Ok(Vec::new())
+        }
+        Err(e) => Err(Error::from_server(e, "list indexes of", collection)),
     }
 }
 

@@ -38,6 +38,7 @@ use mongodb::ClientSession;
 use tokio::sync::oneshot;
 
 use super::many_to_many::{Links, Side};
+use crate::codec::value_key;
 use crate::error::{id_text, Error, Result};
 use crate::model::Document;
 use crate::repo::with_session;
@@ -105,16 +106,11 @@ impl Drop for HandOver<'_> {
     }
 }
 
-/// The key of a target document.
-fn key_of(id: &Bson) -> String {
-    id.clone().into_relaxed_extjson().to_string()
-}
-
 impl<M: Document, C, R: Document> Links<M, C, R> {
     /// Links `left` to `right`, combined with the links into `right` that
     /// arrive while another is being written (see the [module docs](self)).
     pub(super) async fn link_combined(&self, left: Bson, right: Bson) -> Result<()> {
-        let key = key_of(&right);
+        let key = value_key(&right);
         let waiting = {
             let mut queues = self.combiner().lock();
             match queues.get_mut(&key) {
@@ -217,10 +213,7 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
             Some(Bson::Array(ids)) => ids.clone(),
             _ => Vec::new(),
         };
-        let mut room = match right_side.max {
-            0 => usize::MAX,
-            max => (max as usize).saturating_sub(present.len()),
-        };
+        let mut room = (right_side.max as usize).saturating_sub(present.len());
         let mut adding: Vec<Bson> = Vec::new();
         let mut results = Vec::with_capacity(lefts.len());
         for left in lefts {
@@ -243,14 +236,12 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
         }
         if !adding.is_empty() {
             let mut filter = doc! { "_id": right.clone() };
-            if right_side.max > 0 {
-                // After adding them, the array holds at most `max` ids.
-                let last = right_side.max as usize - adding.len();
-                filter.insert(
-                    format!("{}.{last}", right_side.field),
-                    doc! { "$exists": false },
-                );
-            }
+            // After adding them, the array holds at most `max` ids (the
+            // room counted above leaves `adding` within it).
+            let room = right_side.room_for(adding.len()).ok_or_else(|| {
+                Error::Model("a combined link counted more ids than the max".into())
+            })?;
+            filter.extend(room);
             let mut update = doc! { "$addToSet": { right_side.field: { "$each": adding } } };
             (right_side.stamp)(&mut update, false)?;
             let written = with_session!(target.update_one(filter, update), Some(&mut *session))

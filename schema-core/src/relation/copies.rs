@@ -45,6 +45,7 @@ use futures_util::future::BoxFuture;
 use mongodb::{ClientSession, Database};
 
 use crate::action::Action;
+use crate::codec::value_key as key;
 use crate::error::{id_text, Error, Result};
 use crate::field::Field;
 use crate::model::{CopySpec, Document, Stamp, Updatable};
@@ -363,11 +364,6 @@ impl<H: Document> Copies<H> {
         }
         Ok(written)
     }
-}
-
-/// The key of an `_id` in a map (equal ids, equal keys).
-fn key(id: &Bson) -> String {
-    id.clone().into_relaxed_extjson().to_string()
 }
 
 /// The context of one [`Copies::update`] transaction.

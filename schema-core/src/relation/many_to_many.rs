@@ -26,7 +26,7 @@ use mongodb::{ClientSession, Collection, Database};
 
 use super::combine::Combiner;
 use crate::action::Action;
-use crate::codec::id_to_bson;
+use crate::codec::{id_to_bson, value_key as key};
 use crate::error::{id_text, Error, Result};
 use crate::field::LinkField;
 use crate::model::Document;
@@ -71,6 +71,18 @@ pub(super) struct Side {
     pub(super) max: u32,
     /// Adds the version and timestamps its model keeps to an update.
     pub(super) stamp: fn(&mut BsonDocument, bool) -> Result<()>,
+}
+
+impl Side {
+    /// The condition that the array has room for `k` more ids (it holds at
+    /// most `max - k`: no element at that index); `None` when `k` is over
+    /// the max.
+    pub(super) fn room_for(&self, k: usize) -> Option<BsonDocument> {
+        let last = (self.max as usize).checked_sub(k)?;
+        let mut room = BsonDocument::new();
+        room.insert(format!("{}.{last}", self.field), doc! { "$exists": false });
+        Some(room)
+    }
 }
 
 /// An edge recorded by one side only, or pointing at a missing document.
@@ -374,16 +386,9 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
         id: &Bson,
         value: &Bson,
     ) -> Result<()> {
-        let room = match side.max {
-            0 => doc! { side.field: value.clone() },
-            max => {
-                let mut room = BsonDocument::new();
-                room.insert(
-                    format!("{}.{}", side.field, max - 1),
-                    doc! { "$exists": false },
-                );
-                doc! { "$or": [ { side.field: value.clone() }, room ] }
-            }
+        let room = match side.room_for(1) {
+            None => doc! { side.field: value.clone() },
+            Some(room) => doc! { "$or": [ { side.field: value.clone() }, room ] },
         };
         let mut filter = doc! { "_id": id.clone() };
         filter.extend(room);
@@ -818,9 +823,4 @@ fn over_max(docs: &[(Bson, Vec<Bson>)], side: Side, report: &mut VerifyReport) {
             });
         }
     }
-}
-
-/// A value as a map key.
-fn key(value: &Bson) -> String {
-    value.clone().into_relaxed_extjson().to_string()
 }

@@ -86,7 +86,7 @@ use crate::field::RefField;
 use crate::index::{Direction, IndexOrigin};
 use crate::model::Document;
 use crate::query::keyset::{may_be_null, raw_path, Keyset};
-use crate::query::lookup::{Lookup, PageStep};
+use crate::query::lookup::{page_cursor, Lookup, PageStep};
 use crate::repo::Repo;
 
 /// The default number of children per page.
@@ -409,13 +409,13 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
                     .await?,
             );
         }
-        let next = if docs.len() < self.size as usize {
-            None
-        } else if let Some(lookup) = lookup {
-            self.next_cursor(&lookup.children(&docs)?)
-        } else {
-            self.next_cursor(&docs)
-        };
+        let next = page_cursor(
+            &self.keyset(),
+            &docs,
+            self.size,
+            self.after.as_ref(),
+            lookup,
+        )?;
         Ok((docs, next))
     }
 
@@ -480,11 +480,6 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
             }
         };
         found.map_err(|e| self.repo.err(e, "page through"))
-    }
-
-    /// The cursor after a full page (see [`Keyset::next_cursor`]).
-    fn next_cursor<D: AsRef<bson::RawDocument>>(&self, docs: &[D]) -> Option<Cursor> {
-        self.keyset().next_cursor(docs, self.after.as_ref())
     }
 
     /// How many children the parent has: one `aggregate` (`countDocuments`),
