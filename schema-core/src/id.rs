@@ -17,6 +17,8 @@ use std::marker::PhantomData;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::bounded::BoundedCollection;
+
 /// A zero-sized stand-in for the `_id` type `T`.
 #[doc(hidden)]
 pub struct IdProbe<T: ?Sized>(PhantomData<fn() -> Box<T>>);
@@ -107,6 +109,47 @@ macro_rules! refused_inside {
 }
 
 refused_inside!(Box<T>, Arc<T>, Rc<T>, Cow<'a, T>);
+
+/// The rule that a `#[reference(to = M)]` field holds `M`'s `_id`, or an
+/// `Option` of it (a child that may have no parent, stored as null).
+#[diagnostic::on_unimplemented(
+    message = "`#[reference]` field holds `{Self}`, but `{M}`'s `_id` is `{Id}`",
+    label = "not the `_id` type of `{M}`",
+    note = "a reference holds its target's `_id`: write the field as `{Id}`, or `Option<{Id}>` for a child that may have no parent; with another type, `parents_of` and `children` find nothing"
+)]
+#[doc(hidden)]
+pub trait HoldsTargetId<M: ?Sized, Id> {}
+
+#[diagnostic::do_not_recommend]
+impl<T, M: ?Sized> HoldsTargetId<M, T> for T {}
+
+#[diagnostic::do_not_recommend]
+impl<T, M: ?Sized> HoldsTargetId<M, T> for Option<T> {}
+
+/// Holds when a reference field of type `T` holds `M`'s `_id` type `Id`.
+#[doc(hidden)]
+pub const fn assert_reference_id<T: HoldsTargetId<M, Id>, M: ?Sized, Id>() {}
+
+/// The rule that the items of a `#[many_to_many(to = M)]` array are `M`'s
+/// `_id`s.
+#[diagnostic::on_unimplemented(
+    message = "`#[many_to_many]` field holds ids of type `{Self}`, but `{M}`'s `_id` is `{Id}`",
+    label = "not an array of `{M}` ids",
+    note = "an id array holds its target's `_id`s: write the field as an array of `{Id}`; with another type, the link helpers and `verify` match no document"
+)]
+#[doc(hidden)]
+pub trait IsTargetId<M: ?Sized, Id> {}
+
+#[diagnostic::do_not_recommend]
+impl<T, M: ?Sized> IsTargetId<M, T> for T {}
+
+/// Holds when the items of the id array `C` are `M`'s `_id` type `Id`.
+#[doc(hidden)]
+pub const fn assert_link_ids<C: ?Sized + BoundedCollection, M: ?Sized, Id>()
+where
+    C::Item: IsTargetId<M, Id>,
+{
+}
 
 #[cfg(test)]
 mod tests {

@@ -26,7 +26,7 @@ impl Direction {
 
 /// Where an index was declared, for error messages and plans. New
 /// attributes that declare indexes may add kinds, so a `match` needs a `_` arm.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum IndexOrigin {
     /// `#[reference(index)]` on this field (Rust name).

@@ -12,6 +12,7 @@ use serde::{de::DeserializeOwned, Serialize};
 use crate::bounded::Bounded;
 use crate::error::Result;
 use crate::index::{Direction, IndexSpec};
+use crate::tables::Tables;
 use crate::validator::{validator, BsonSchema};
 
 /// A model whose stored documents the server lets the helpers update: every
@@ -78,16 +79,29 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
     /// The value of `_id`.
     fn id(&self) -> &Self::Id;
 
+    /// What the derive declares, as constant tables, read by
+    /// [`indexes`](Document::indexes), [`relations`](Document::relations) and
+    /// [`json_schema`](Document::json_schema). Generated code; a hand-written
+    /// impl overrides those methods instead.
+    #[doc(hidden)]
+    const TABLES: Tables = Tables::EMPTY;
+
     /// Every index the model declares: the references' first (in field
     /// order), then the many-to-many arrays', then the container's
     /// `index(...)` in the order written.
-    fn indexes() -> Vec<IndexSpec>;
+    fn indexes() -> Vec<IndexSpec> {
+        Self::TABLES.index_specs()
+    }
 
     /// The relationships the model declares (references, many-to-many arrays).
-    fn relations() -> Vec<Relation>;
+    fn relations() -> Vec<Relation> {
+        Self::TABLES.relations.to_vec()
+    }
 
     /// The model's object schema (`bsonType`, `required`, `properties`, `maxItems`).
-    fn json_schema() -> BsonDocument;
+    fn json_schema() -> BsonDocument {
+        Self::TABLES.json_schema()
+    }
 
     /// The stored name and integer type of the `#[document(version)]` field,
     /// when the model keeps one: `replace` and `update(id, ..).if_version(v)` check it,
@@ -265,16 +279,18 @@ impl Relation {
 /// stamp the same model.
 #[derive(Clone, Copy)]
 pub struct Stamp {
-    model: TypeId,
+    model: fn() -> TypeId,
     name: &'static str,
     update: fn(&mut BsonDocument, bool) -> Result<()>,
 }
 
 impl Stamp {
     /// Built by [`Stamp::of`], next to the rule it applies.
-    pub(crate) fn new<M: Document>(update: fn(&mut BsonDocument, bool) -> Result<()>) -> Self {
+    pub(crate) const fn new<M: Document>(
+        update: fn(&mut BsonDocument, bool) -> Result<()>,
+    ) -> Self {
         Stamp {
-            model: TypeId::of::<M>(),
+            model: TypeId::of::<M>,
             name: M::NAME,
             update,
         }
@@ -284,7 +300,7 @@ impl Stamp {
     #[cfg(test)]
     pub(crate) fn none() -> Self {
         Stamp {
-            model: TypeId::of::<()>(),
+            model: TypeId::of::<()>,
             name: "()",
             update: |_, _| Ok(()),
         }
@@ -304,7 +320,7 @@ impl Stamp {
 
 impl PartialEq for Stamp {
     fn eq(&self, other: &Self) -> bool {
-        self.model == other.model
+        (self.model)() == (other.model)()
     }
 }
 

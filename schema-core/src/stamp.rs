@@ -67,7 +67,7 @@ impl Stamp {
     /// assert_eq!(Stamp::of::<Course>().model(), "Course");
     /// assert_eq!(Stamp::of::<Course>(), Stamp::of::<Course>());
     /// ```
-    pub fn of<M: Document>() -> Self {
+    pub const fn of<M: Document>() -> Self {
         Stamp::new::<M>(updated::<M>)
     }
 }

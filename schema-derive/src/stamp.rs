@@ -25,7 +25,7 @@ pub fn key_of(name: &str) -> &'static str {
 /// the model keeps neither, so the trait's defaults apply). `p` is the path
 /// to `schema_core::__private`. Each field's type is checked where its value
 /// is read, with the error on the field's type.
-pub fn items(input: &Input, p: &TokenStream) -> TokenStream {
+pub fn items(input: &Input, p: &proc_macro2::Ident) -> TokenStream {
     let mut out = TokenStream::new();
     if let Some(field) = input
         .attrs

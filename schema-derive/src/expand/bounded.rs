@@ -54,6 +54,9 @@ pub fn expand(input: &Input) -> TokenStream {
             }
         }
     }
+    if input.derive == Derive::Document {
+        asserts.extend(super::ids::asserts(input));
+    }
     // The rules may hold a type parameter as an item too: both positions.
     let mut generics = super::embedded::bounded_generics(input);
     let params: Vec<_> = generics.type_params().map(|t| t.ident.clone()).collect();

@@ -4,9 +4,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::ext::IdentExt;
 
-use super::{
-    bounded, bucket, copy, fields, ids, indexes, private, relations, timeseries, validator,
-};
+use super::{bounded, bucket, copy, fields, indexes, private, relations, timeseries, validator};
 use crate::ast::Input;
 
 pub fn expand(input: &Input) -> TokenStream {
@@ -33,8 +31,8 @@ pub fn expand(input: &Input) -> TokenStream {
     let fields_value = &fields.value;
     let indexes = indexes::expand(input);
     let relations = relations::expand(input);
-    let schema = validator::object(input, input.struct_fields());
-    let id_checks = ids::expand(input);
+    let properties = validator::properties(input, input.struct_fields());
+    let closed = input.attrs.open.is_none();
     let serde_bound = serde_bound(input);
     let stamps = crate::stamp::items(input, &p);
     let bucket = bucket::expand(input);
@@ -57,8 +55,6 @@ pub fn expand(input: &Input) -> TokenStream {
 
         #copy_checks
 
-        #id_checks
-
         #fields_def
 
         #[automatically_derived]
@@ -73,17 +69,12 @@ pub fn expand(input: &Input) -> TokenStream {
                 &self.#id_member
             }
 
-            fn indexes() -> #p::Vec<#p::IndexSpec> {
-                #indexes
-            }
-
-            fn relations() -> #p::Vec<#p::Relation> {
-                #relations
-            }
-
-            fn json_schema() -> #p::bson::Document {
-                #schema
-            }
+            const TABLES: #p::Tables = #p::Tables {
+                indexes: #indexes,
+                relations: #relations,
+                properties: #properties,
+                closed: #closed,
+            };
 
             #stamps
 

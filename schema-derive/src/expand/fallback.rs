@@ -9,7 +9,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::ext::IdentExt;
 
-use super::{bounded, document, embedded, fields, ids, private};
+use super::{bounded, document, embedded, fields, private};
 use crate::ast::{Data, Derive, Input};
 
 pub fn expand(input: &Input) -> TokenStream {
@@ -44,7 +44,6 @@ fn document(input: &Input) -> TokenStream {
         _ => (TokenStream::new(), quote!(()), quote!(())),
     };
     let checks = bounded::expand(input);
-    let id_checks = ids::expand(input);
     let serde_bound = document::serde_bound(input);
     let updatable = super::timeseries::updatable(input);
     let (id_ty, id_body) = match input.id_field() {
@@ -57,8 +56,6 @@ fn document(input: &Input) -> TokenStream {
     };
     quote! {
         #checks
-
-        #id_checks
 
         #fields_def
 

@@ -268,7 +268,7 @@ pub fn nested(input: &Input) -> TokenStream {
 }
 
 /// `Some((stored sort key, direction))` of a reference's compound index, or `None`.
-pub fn reference_sort(p: &TokenStream, input: &Input, reference: &RefAttr) -> TokenStream {
+pub fn reference_sort(p: &Ident, input: &Input, reference: &RefAttr) -> TokenStream {
     match &reference.sort {
         Some(sort) => {
             let key = input.stored_key(&sort.name);
@@ -279,7 +279,7 @@ pub fn reference_sort(p: &TokenStream, input: &Input, reference: &RefAttr) -> To
     }
 }
 
-pub fn direction(p: &TokenStream, dir: Dir) -> TokenStream {
+pub fn direction(p: &Ident, dir: Dir) -> TokenStream {
     match dir {
         Dir::Asc => quote!(#p::Direction::Asc),
         Dir::Desc => quote!(#p::Direction::Desc),

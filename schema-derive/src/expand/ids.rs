@@ -5,9 +5,11 @@
 //! - a `#[many_to_many(to = T)]` array holds items of `T::Id` (on each side
 //!   of a two-sided pair, since each side's derive checks its own field).
 //!
-//! Each reference or link gets a local trait whose message names the field
-//! and the target; the types come from the compiler (`{Self}`, `{Id}`).
-//! Fields already reported by a check are skipped: one mistake, one error.
+//! Each reference or link is one call of a `schema_core` assertion whose
+//! trait's message names the target and both types (`{Self}`, `{M}`,
+//! `{Id}`), spanned on the field's type. Fields already reported by a check
+//! are skipped: one mistake, one error. The statements go into the rules fn
+//! of `bounded`.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -17,9 +19,8 @@ use super::{model_type, private_at};
 use crate::ast::{Field, Input};
 use crate::attr::FieldKind;
 
-/// A never-called fn whose body holds the assertions (empty when there is
-/// nothing to check).
-pub fn expand(input: &Input) -> TokenStream {
+/// The assertions, as statements of a never-called fn.
+pub fn asserts(input: &Input) -> Vec<TokenStream> {
     let mut asserts = Vec::new();
     if let Some(id) = input.id_field().filter(|f| !f.is_flagged()) {
         let ty = id.ty;
@@ -39,62 +40,21 @@ pub fn expand(input: &Input) -> TokenStream {
             asserts.push(assert);
         }
     }
-    if asserts.is_empty() {
-        return TokenStream::new();
-    }
-    quote! {
-        #[allow(dead_code, unused_variables, non_camel_case_types, clippy::all)]
-        fn __schema_id_rules() {
-            #(#asserts)*
-        }
-    }
+    asserts
 }
 
 /// The assertion that a reference or link field holds its target's id type.
 fn holds_target_id(input: &Input, field: &Field) -> Option<TokenStream> {
-    let (to, is_reference) = match &field.kind {
-        FieldKind::Reference(reference) => (reference.to.as_ref()?, true),
-        FieldKind::ManyToMany(link) => (link.to.as_ref()?, false),
+    let (to, check) = match &field.kind {
+        FieldKind::Reference(reference) => (reference.to.as_ref()?, quote!(assert_reference_id)),
+        FieldKind::ManyToMany(link) => (link.to.as_ref()?, quote!(assert_link_ids)),
         _ => return None,
     };
     let ty = field.ty;
     let span = ty.span();
     let p = private_at(input, span);
     let target = model_type(to, input);
-    let target_name = target.to_string().replace(' ', "");
-    let name = &field.label;
-    let (message, label, note, check_fn) = if is_reference {
-        (
-            format!("`#[reference]` field `{name}` holds `{{Self}}`, but `{target_name}`'s `_id` is `{{Id}}`"),
-            format!("not the `_id` type of `{target_name}`"),
-            format!("a reference holds its target's `_id`: write `{name}: {{Id}}`, or `Option<{{Id}}>` for a child that may have no parent; with another type, `parents_of` and `children` find nothing"),
-            // A child that may have no parent: `None` is stored as null.
-            quote_spanned! {span=>
-                #[diagnostic::do_not_recommend]
-                impl<T> __HoldsTargetId<T> for #p::Option<T> {}
-                fn __holds_target_id<T: __HoldsTargetId<Id>, Id>() {}
-            },
-        )
-    } else {
-        (
-            format!("`#[many_to_many]` field `{name}` holds ids of type `{{Self}}`, but `{target_name}`'s `_id` is `{{Id}}`"),
-            format!("not an array of `{target_name}` ids"),
-            format!("an id array holds its target's `_id`s: write `{name}` as an array of `{{Id}}`; with another type, the link helpers and `verify` match no document"),
-            quote_spanned! {span=>
-                fn __holds_target_id<C: ?Sized + #p::BoundedCollection, Id>()
-                where
-                    C::Item: __HoldsTargetId<Id>,
-                {
-                }
-            },
-        )
-    };
-    Some(quote_spanned! {span=> {
-        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
-        trait __HoldsTargetId<Id> {}
-        #[diagnostic::do_not_recommend]
-        impl<T> __HoldsTargetId<T> for T {}
-        #check_fn
-        __holds_target_id::<#ty, <#target as #p::Document>::Id>();
-    }})
+    Some(quote_spanned! {span=>
+        #p::#check::<#ty, #target, <#target as #p::Document>::Id>();
+    })
 }

@@ -1,4 +1,4 @@
-//! `Document::indexes()`: references first (field order), then many-to-many
+//! The `indexes` table read by `Document::indexes()`: references first (field order), then many-to-many
 //! arrays, then the container's `index(...)` in declaration order.
 //!
 //! A reference's index is `{ref: 1, sort: dir, _id: dir}` (`{ref: 1, _id: 1}`
@@ -6,7 +6,7 @@
 //! gives equal sort values one order, which keyset pages rely on (see
 //! `schema_core::relation::reference`).
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 
 use super::fields::direction;
@@ -14,12 +14,13 @@ use super::private;
 use crate::ast::{Input, Origin};
 use crate::attr::{PartialTest, Value};
 
+/// The `indexes` table: one `IndexDef` per index.
 pub fn expand(input: &Input) -> TokenStream {
     let p = private(input);
     let specs = input.indexes().into_iter().map(|index| {
         let keys = index.keys.iter().map(|(key, dir)| {
             let dir = direction(&p, *dir);
-            quote!((#p::String::from(#key), #dir))
+            quote!((#key, #dir))
         });
         let origin = match &index.origin {
             Origin::Reference(field) => quote!(#p::IndexOrigin::Reference(#field)),
@@ -30,78 +31,70 @@ pub fn expand(input: &Input) -> TokenStream {
         let mut options = Vec::new();
         if index.name_span.is_some() {
             let name = &index.name;
-            options.push(quote!(spec.name = #p::String::from(#name);));
+            options.push(quote!(name: #p::Some(#name),));
         }
         if index.unique {
-            options.push(quote!(spec.unique = true;));
+            options.push(quote!(unique: true,));
         }
         if index.hidden {
-            options.push(quote!(spec.hidden = true;));
+            options.push(quote!(hidden: true,));
         }
         if index.sparse {
-            options.push(quote!(spec.sparse = true;));
+            options.push(quote!(sparse: true,));
         }
         if let Some(secs) = index.expire_after {
-            options.push(quote!(spec.expire_after = #p::Some(#p::Duration::from_secs(#secs));));
+            options.push(quote!(expire_after: #p::Some(#secs),));
         }
         if !index.partial.is_empty() {
             let filter = partial_filter(&p, &index.partial);
-            options.push(quote!(spec.partial_filter = #p::Some(#filter);));
+            options.push(quote!(partial: #filter,));
         }
-        quote! {{
-            #[allow(unused_mut)]
-            let mut spec = #p::IndexSpec::new(#p::vec![#(#keys),*], #origin);
-            #(#options)*
-            spec
-        }}
+        let plain = quote!(#p::IndexDef::new(&[#(#keys),*], #origin));
+        if options.is_empty() {
+            plain
+        } else {
+            quote!(#p::IndexDef { #(#options)* ..#plain })
+        }
     });
-    quote!(#p::vec![#(#specs),*])
+    quote!(&[#(#specs),*])
 }
 
-/// Builds the `partialFilterExpression` document.
-fn partial_filter(p: &TokenStream, conds: &[(String, &PartialTest)]) -> TokenStream {
-    let inserts = conds.iter().map(|(key, test)| match test {
+/// The `partialFilterExpression` table: one condition per key.
+fn partial_filter(p: &Ident, conds: &[(String, &PartialTest)]) -> TokenStream {
+    let conds = conds.iter().map(|(key, test)| match test {
         PartialTest::Equals(value) => {
             let value = bson_value(p, value);
-            quote!(filter.insert(#key, #value);)
+            quote!((#key, #p::PartialDef::Equals(#value)))
         }
         PartialTest::Ops(ops) => {
             let ops = ops.iter().map(|(op, value)| {
                 let op = op.server_name();
                 let value = bson_value(p, value);
-                quote!(ops.insert(#op, #value);)
+                quote!((#op, #value))
             });
-            quote! {{
-                let mut ops = #p::bson::Document::new();
-                #(#ops)*
-                filter.insert(#key, ops);
-            }}
+            quote!((#key, #p::PartialDef::Ops(&[#(#ops),*])))
         }
     });
-    quote! {{
-        let mut filter = #p::bson::Document::new();
-        #(#inserts)*
-        filter
-    }}
+    quote!(&[#(#conds),*])
 }
 
-fn bson_value(p: &TokenStream, value: &Value) -> TokenStream {
+fn bson_value(p: &Ident, value: &Value) -> TokenStream {
     match value {
-        Value::Str(s) => quote!(#p::bson::Bson::String(#p::String::from(#s))),
-        Value::Bool(b) => quote!(#p::bson::Bson::Boolean(#b)),
+        Value::Str(s) => quote!(#p::ConstBson::Str(#s)),
+        Value::Bool(b) => quote!(#p::ConstBson::Bool(#b)),
         Value::Int(n) => match i32::try_from(*n) {
             Ok(small) => {
                 let lit = Literal::i32_suffixed(small);
-                quote!(#p::bson::Bson::Int32(#lit))
+                quote!(#p::ConstBson::Int32(#lit))
             }
             Err(_) => {
                 let lit = Literal::i64_suffixed(*n);
-                quote!(#p::bson::Bson::Int64(#lit))
+                quote!(#p::ConstBson::Int64(#lit))
             }
         },
         Value::Float(f) => {
             let lit = Literal::f64_suffixed(*f);
-            quote!(#p::bson::Bson::Double(#lit))
+            quote!(#p::ConstBson::Double(#lit))
         }
     }
 }

@@ -1,4 +1,4 @@
-//! `Document::relations()`: one entry per `#[embed(max = N)]`,
+//! The `relations` table read by `Document::relations()`: one entry per `#[embed(max = N)]`,
 //! `#[reference]` and `#[many_to_many]` field, in field order.
 
 use proc_macro2::TokenStream;
@@ -82,5 +82,5 @@ pub fn expand(input: &Input) -> TokenStream {
                 }
             }
         });
-    quote!(#p::vec![#(#relations),*])
+    quote!(&[#(#relations),*])
 }

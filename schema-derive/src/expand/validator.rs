@@ -33,10 +33,20 @@ use crate::ast::{Data, Field, Input, Style, Variant};
 use crate::attr::FieldKind;
 use crate::ty;
 
-/// The object schema of a struct: its stored fields, plus the tag of
-/// `#[serde(tag = "...")]` on a struct (serde then stores the struct's name
-/// under that key).
+/// The object schema of a struct (an expression).
 pub fn object(input: &Input, fields: &[Field]) -> TokenStream {
+    object_of(input, struct_properties(input, fields))
+}
+
+/// The properties of a struct, as a `&[PropertyDef]` table: its stored
+/// fields, plus the tag of `#[serde(tag = "...")]` on a struct (serde then
+/// stores the struct's name under that key).
+pub fn properties(input: &Input, fields: &[Field]) -> TokenStream {
+    let properties = struct_properties(input, fields);
+    quote!(&[#(#properties),*])
+}
+
+fn struct_properties(input: &Input, fields: &[Field]) -> Vec<TokenStream> {
     let mut properties = Vec::new();
     if let (Data::Struct(_), Some(tag)) = (&input.data, &input.serde.tag) {
         let name = match &input.serde.rename {
@@ -46,7 +56,7 @@ pub fn object(input: &Input, fields: &[Field]) -> TokenStream {
         properties.push(tag_property(input, tag, &[name.as_str()]));
     }
     properties.extend(field_properties(input, fields));
-    object_of(input, properties)
+    properties
 }
 
 /// The schema of an enum: one branch per stored variant (see the module docs).
@@ -93,7 +103,10 @@ pub fn enumeration(input: &Input, variants: &[Variant]) -> TokenStream {
 fn external_branch(input: &Input, variant: &Variant) -> TokenStream {
     let content = content(input, variant);
     let name = &variant.stored;
-    object_of(input, vec![property(input, name, content, quote!(true))])
+    object_of(
+        input,
+        vec![property(input, name, built(content), None, always(input))],
+    )
 }
 
 /// `{"t": "V", ..fields}` (`#[serde(tag = "t")]`).
@@ -124,7 +137,7 @@ fn adjacent_branch(input: &Input, variant: &Variant, tag: &str, key: &str) -> To
         input,
         vec![
             tag_property(input, tag, &[name.as_str()]),
-            property(input, key, content, quote!(true)),
+            property(input, key, built(content), None, always(input)),
         ],
     )
 }
@@ -164,11 +177,11 @@ pub fn tuple(input: &Input, fields: &[&Field]) -> TokenStream {
     quote!(#p::tuple_of(#p::vec![#(#items),*]))
 }
 
-/// `object_schema(vec![..], closed)`: closed unless `#[document(open)]`.
+/// `object_of(&[..], closed)`: closed unless `#[document(open)]`.
 fn object_of(input: &Input, properties: Vec<TokenStream>) -> TokenStream {
     let p = private(input);
     let closed = input.attrs.open.is_none();
-    quote!(#p::object_schema(#p::vec![#(#properties),*], #closed))
+    quote!(#p::object_of(&[#(#properties),*], #closed))
 }
 
 fn field_properties(input: &Input, fields: &[Field]) -> Vec<TokenStream> {
@@ -183,7 +196,8 @@ fn field_property(input: &Input, field: &Field) -> TokenStream {
     property(
         input,
         &field.stored,
-        schema(input, field),
+        schema_fn(input, field),
+        max_items(input, field),
         required(input, field),
     )
 }
@@ -194,87 +208,137 @@ fn tag_property(input: &Input, tag: &str, names: &[&str]) -> TokenStream {
     property(
         input,
         tag,
-        quote!(#p::enum_of(&[#(#names),*])),
-        quote!(true),
+        built(quote!(#p::enum_of(&[#(#names),*]))),
+        None,
+        always(input),
     )
 }
 
-fn property(input: &Input, name: &str, schema: TokenStream, required: TokenStream) -> TokenStream {
+/// A `PropertyDef`: `schema` is a `fn() -> Document`, `max` the `maxItems`
+/// expression, `required` a `Required`.
+fn property(
+    input: &Input,
+    name: &str,
+    schema: TokenStream,
+    max: Option<TokenStream>,
+    required: TokenStream,
+) -> TokenStream {
     let p = private(input);
+    let max = match max {
+        Some(max) => quote!(#p::Some(#max)),
+        None => quote!(#p::None),
+    };
     quote! {
-        #p::Property {
+        #p::PropertyDef {
             name: #name,
             schema: #schema,
+            max_items: #max,
             required: #required,
         }
     }
 }
 
-/// The schema of one field.
+/// A schema built by an expression, as a `fn() -> Document`.
+fn built(schema: TokenStream) -> TokenStream {
+    quote!(|| #schema)
+}
+
+fn always(input: &Input) -> TokenStream {
+    let p = private(input);
+    quote!(#p::Required::Always)
+}
+
+/// The schema of one field, as an expression.
 pub fn schema(input: &Input, field: &Field) -> TokenStream {
+    let p = private(input);
+    let schema = schema_fn(input, field);
+    match max_items(input, field) {
+        Some(max) => quote!(#p::with_max_items((#schema)(), #max)),
+        None => quote!((#schema)()),
+    }
+}
+
+/// The schema of one field's type, as a `fn() -> Document` (without the
+/// attribute's `max`).
+fn schema_fn(input: &Input, field: &Field) -> TokenStream {
     let p = private(input);
     let ty = field.ty;
     // A custom serializer stores something other than the Rust type says.
     if field.serde.custom_serializer {
-        return quote!(#p::bson::Document::new());
+        return quote!(#p::bson::Document::new);
     }
     let at = private_at(input, ty.span());
     if is_unbounded(field) {
         // The escape hatch keeps any type, described or not.
-        return quote_spanned! {ty.span()=> {
+        return quote_spanned! {ty.span()=> || {
             #[allow(unused_imports)]
             use #at::{Described as _, Undescribed as _};
             (&#at::SchemaProbe::<#ty>::NEW).schema_or_any()
         }};
     }
-    let base = quote_spanned!(ty.span()=> #at::schema_of::<#ty>());
+    quote_spanned!(ty.span()=> #at::schema_of::<#ty>)
+}
+
+/// The `maxItems` of a field: `#[embed(max = N)]`, `#[many_to_many(max = N)]`
+/// (default `DEFAULT_LINK_MAX`).
+fn max_items(input: &Input, field: &Field) -> Option<TokenStream> {
+    if field.serde.custom_serializer {
+        return None;
+    }
     match &field.kind {
-        FieldKind::Embed(embed) => match embed.max {
-            Some(max) => quote!(#p::with_max_items(#base, #max)),
-            None => base,
-        },
-        FieldKind::ManyToMany(link) => {
-            let max = match link.max {
-                Some(max) => quote!(#max),
-                None => quote!(#p::DEFAULT_LINK_MAX),
-            };
-            quote!(#p::with_max_items(#base, #max))
-        }
-        FieldKind::Plain | FieldKind::Reference(_) => base,
+        FieldKind::Embed(embed) => embed.max.map(|max| quote!(#max)),
+        FieldKind::ManyToMany(link) => Some(match link.max {
+            Some(max) => quote!(#max),
+            None => {
+                let p = private(input);
+                quote!(#p::DEFAULT_LINK_MAX)
+            }
+        }),
+        FieldKind::Plain | FieldKind::Reference(_) => None,
     }
 }
 
-/// Whether every stored document holds the field: not when serde may leave
-/// it out (`default`, `skip_serializing_if`) or the type allows absence
-/// (`Option`).
-pub fn required(input: &Input, field: &Field) -> TokenStream {
+/// Whether every stored document holds the field (a `Required`): not when
+/// serde may leave it out (`default`, `skip_serializing_if`) or the type
+/// allows absence (`Option`).
+fn required(input: &Input, field: &Field) -> TokenStream {
+    let p = private(input);
     let ty = field.ty;
     if input.serde.default || field.serde.may_be_missing {
-        quote!(false)
+        quote!(#p::Required::Never)
     } else if field.serde.custom_serializer {
-        let required = !ty::is_option(ty);
-        quote!(#required)
+        if ty::is_option(ty) {
+            quote!(#p::Required::Never)
+        } else {
+            quote!(#p::Required::Always)
+        }
     } else {
-        let optional = optional(input, field);
-        quote!(!#optional)
+        let optional = optional_fn(input, field);
+        quote!(#p::Required::UnlessOptional(#optional))
     }
 }
 
-/// Whether the field's type may be absent (`BsonSchema::optional`; for an
-/// `#[embed(unbounded)]` field of a type with no description, whether it is
-/// written `Option<...>`).
+/// Whether the field's type may be absent, as an expression.
 pub fn optional(input: &Input, field: &Field) -> TokenStream {
+    let optional = optional_fn(input, field);
+    quote!((#optional)())
+}
+
+/// Whether the field's type may be absent, as a `fn() -> bool`
+/// (`BsonSchema::optional`; for an `#[embed(unbounded)]` field of a type
+/// with no description, whether it is written `Option<...>`).
+fn optional_fn(input: &Input, field: &Field) -> TokenStream {
     let ty = field.ty;
     let at = private_at(input, ty.span());
     if is_unbounded(field) {
         let written_as_option = ty::is_option(ty);
-        quote_spanned! {ty.span()=> {
+        quote_spanned! {ty.span()=> || {
             #[allow(unused_imports)]
             use #at::{Described as _, Undescribed as _};
             (&#at::SchemaProbe::<#ty>::NEW).optional_or(#written_as_option)
         }}
     } else {
-        quote_spanned!(ty.span()=> <#ty as #at::BsonSchema>::optional())
+        quote_spanned!(ty.span()=> <#ty as #at::BsonSchema>::optional)
     }
 }
 

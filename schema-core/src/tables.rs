@@ -1,0 +1,215 @@
+//! What `#[derive(Document)]` declares, as constant tables: a model's
+//! indexes, relationships and validator properties, read by the provided
+//! methods of [`Document`](crate::Document) (`indexes()`, `relations()`,
+//! `json_schema()`).
+//!
+//! The derive writes data, not function bodies: a model costs the compiler a
+//! constant to type-check, and the code that turns the tables into index
+//! specifications and schemas is compiled once, here, and instantiated only
+//! where a program calls it (as serde's generic impls are). A hand-written
+//! `Document` impl may still override the three methods instead.
+
+use std::time::Duration;
+
+use bson::{Bson, Document};
+
+use crate::index::{Direction, IndexOrigin, IndexSpec};
+use crate::model::Relation;
+use crate::validator::{object_schema, with_max_items, Property};
+
+/// Everything a model declares that setup and the helpers read as data.
+#[derive(Debug, Clone, Copy)]
+pub struct Tables {
+    /// The indexes, in the order `Document::indexes` lists them.
+    pub indexes: &'static [IndexDef],
+    /// The relationships, in field order.
+    pub relations: &'static [Relation],
+    /// The validator's properties, in stored order.
+    pub properties: &'static [PropertyDef],
+    /// `additionalProperties: false` (no `#[document(open)]`).
+    pub closed: bool,
+}
+
+impl Tables {
+    /// No index, no relationship, an open object with no property.
+    pub const EMPTY: Tables = Tables {
+        indexes: &[],
+        relations: &[],
+        properties: &[],
+        closed: false,
+    };
+
+    /// The index specifications.
+    pub fn index_specs(&self) -> Vec<IndexSpec> {
+        self.indexes.iter().map(IndexDef::spec).collect()
+    }
+
+    /// The object schema (`bsonType`, `required`, `properties`, `maxItems`).
+    pub fn json_schema(&self) -> Document {
+        object_of(self.properties, self.closed)
+    }
+}
+
+/// The object schema of `properties`, closed (`additionalProperties:
+/// false`) when `closed`: what the derive writes for a struct, a struct
+/// variant and a tagged branch.
+pub fn object_of(properties: &[PropertyDef], closed: bool) -> Document {
+    object_schema(
+        properties.iter().map(PropertyDef::property).collect(),
+        closed,
+    )
+}
+
+/// One declared index.
+#[derive(Debug, Clone, Copy)]
+pub struct IndexDef {
+    /// Stored field names with their directions, in order.
+    pub keys: &'static [(&'static str, Direction)],
+    /// Which attribute declared it.
+    pub origin: IndexOrigin,
+    /// `name = "..."`; the server's default name otherwise.
+    pub name: Option<&'static str>,
+    /// `unique: true`.
+    pub unique: bool,
+    /// `sparse: true`.
+    pub sparse: bool,
+    /// `hidden: true`.
+    pub hidden: bool,
+    /// TTL, in seconds.
+    pub expire_after: Option<u64>,
+    /// `partialFilterExpression`, one condition per stored key.
+    pub partial: &'static [(&'static str, PartialDef)],
+}
+
+impl IndexDef {
+    /// A plain index on `keys`: no name, no option.
+    pub const fn new(keys: &'static [(&'static str, Direction)], origin: IndexOrigin) -> Self {
+        IndexDef {
+            keys,
+            origin,
+            name: None,
+            unique: false,
+            sparse: false,
+            hidden: false,
+            expire_after: None,
+            partial: &[],
+        }
+    }
+
+    /// The index specification.
+    pub fn spec(&self) -> IndexSpec {
+        let keys = self
+            .keys
+            .iter()
+            .map(|(key, dir)| ((*key).to_owned(), *dir))
+            .collect();
+        let mut spec = IndexSpec::new(keys, self.origin);
+        if let Some(name) = self.name {
+            spec.name = name.to_owned();
+        }
+        spec.unique = self.unique;
+        spec.sparse = self.sparse;
+        spec.hidden = self.hidden;
+        spec.expire_after = self.expire_after.map(Duration::from_secs);
+        if !self.partial.is_empty() {
+            let filter = self
+                .partial
+                .iter()
+                .map(|(key, test)| ((*key).to_owned(), test.to_bson()))
+                .collect();
+            spec.partial_filter = Some(filter);
+        }
+        spec
+    }
+}
+
+/// One condition of a partial index's filter.
+#[derive(Debug, Clone, Copy)]
+pub enum PartialDef {
+    /// `key: value`.
+    Equals(ConstBson),
+    /// `key: {$op: value, ...}` (server operator names).
+    Ops(&'static [(&'static str, ConstBson)]),
+}
+
+impl PartialDef {
+    fn to_bson(self) -> Bson {
+        match self {
+            PartialDef::Equals(value) => value.to_bson(),
+            PartialDef::Ops(ops) => Bson::Document(
+                ops.iter()
+                    .map(|(op, value)| ((*op).to_owned(), value.to_bson()))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// A BSON scalar written in an attribute.
+#[derive(Debug, Clone, Copy)]
+pub enum ConstBson {
+    /// A string.
+    Str(&'static str),
+    /// A boolean.
+    Bool(bool),
+    /// An integer that fits 32 bits.
+    Int32(i32),
+    /// A larger integer.
+    Int64(i64),
+    /// A double.
+    Double(f64),
+}
+
+impl ConstBson {
+    fn to_bson(self) -> Bson {
+        match self {
+            ConstBson::Str(s) => Bson::String(s.to_owned()),
+            ConstBson::Bool(b) => Bson::Boolean(b),
+            ConstBson::Int32(n) => Bson::Int32(n),
+            ConstBson::Int64(n) => Bson::Int64(n),
+            ConstBson::Double(f) => Bson::Double(f),
+        }
+    }
+}
+
+/// One property of the validator.
+#[derive(Debug, Clone, Copy)]
+pub struct PropertyDef {
+    /// The stored (serde) name.
+    pub name: &'static str,
+    /// Its schema (the field type's `BsonSchema`, through the depth guard).
+    pub schema: fn() -> Document,
+    /// `maxItems` (`maxProperties` on a map) from the attribute's `max`.
+    pub max_items: Option<u32>,
+    /// Whether every stored document holds it.
+    pub required: Required,
+}
+
+impl PropertyDef {
+    fn property(&self) -> Property {
+        let schema = (self.schema)();
+        Property {
+            name: self.name,
+            schema: match self.max_items {
+                Some(max) => with_max_items(schema, max),
+                None => schema,
+            },
+            required: match self.required {
+                Required::Always => true,
+                Required::Never => false,
+                Required::UnlessOptional(optional) => !optional(),
+            },
+        }
+    }
+}
+
+/// Whether a property is required.
+#[derive(Debug, Clone, Copy)]
+pub enum Required {
+    /// Always written.
+    Always,
+    /// Serde may leave it out (`default`, `skip_serializing_if`).
+    Never,
+    /// Unless the type may be absent (`BsonSchema::optional`, e.g. `Option`).
+    UnlessOptional(fn() -> bool),
+}
