@@ -115,7 +115,7 @@ pub mod __private {
     pub use crate::growth::{Bucket, BucketSpec, Granularity, TimeSeriesSpec};
     pub use crate::id::{assert_link_ids, assert_reference_id, IdAccepted, IdProbe, IdRefused};
     pub use crate::index::{Direction, IndexOrigin, IndexSpec};
-    pub use crate::model::{CopySpec, OnDelete, Updatable};
+    pub use crate::model::{CopySpec, OnDelete, Tables, Updatable};
     pub use crate::model::{Document, Embedded};
     pub use crate::path::{FieldNames, Nested, NestedFields, One, Prefix, Root, Seg};
     pub use crate::query::{same_name, Projection};
@@ -123,9 +123,7 @@ pub mod __private {
     pub use crate::relation::Relation;
     pub use crate::schema_depth::schema_of;
     pub use crate::stamp::{Stamp, TimestampField, VersionField, VersionType};
-    pub use crate::tables::{
-        object_of, ConstBson, IndexDef, PartialDef, PropertyDef, Required, Tables,
-    };
+    pub use crate::tables::{object_of, ConstBson, IndexDef, PartialDef, PropertyDef, Required};
     pub use crate::validator::{
         any_of, enum_of, object_schema, one_of, tuple_of, with_max_items, with_tag, BsonSchema,
         Described, Property, SchemaProbe, Undescribed,

@@ -12,7 +12,7 @@ use serde::{de::DeserializeOwned, Serialize};
 use crate::bounded::Bounded;
 use crate::error::Result;
 use crate::index::{Direction, IndexSpec};
-use crate::tables::Tables;
+use crate::tables::{object_of, IndexDef, PropertyDef};
 use crate::validator::{validator, BsonSchema};
 
 /// A model whose stored documents the server lets the helpers update: every
@@ -341,4 +341,37 @@ pub enum VersionType {
     I32,
     /// `i64`: BSON `long`.
     I64,
+}
+
+/// Everything a model declares that setup and the helpers read as data.
+#[derive(Debug, Clone, Copy)]
+pub struct Tables {
+    /// The indexes, in the order `Document::indexes` lists them.
+    pub indexes: &'static [IndexDef],
+    /// The relationships, in field order.
+    pub relations: &'static [Relation],
+    /// The validator's properties, in stored order.
+    pub properties: &'static [PropertyDef],
+    /// `additionalProperties: false` (no `#[document(open)]`).
+    pub closed: bool,
+}
+
+impl Tables {
+    /// No index, no relationship, an open object with no property.
+    pub const EMPTY: Tables = Tables {
+        indexes: &[],
+        relations: &[],
+        properties: &[],
+        closed: false,
+    };
+
+    /// The index specifications.
+    pub fn index_specs(&self) -> Vec<IndexSpec> {
+        self.indexes.iter().map(IndexDef::spec).collect()
+    }
+
+    /// The object schema (`bsonType`, `required`, `properties`, `maxItems`).
+    pub fn json_schema(&self) -> BsonDocument {
+        object_of(self.properties, self.closed)
+    }
 }

@@ -14,41 +14,7 @@ use std::time::Duration;
 use bson::{Bson, Document};
 
 use crate::index::{Direction, IndexOrigin, IndexSpec};
-use crate::model::Relation;
 use crate::validator::{object_schema, with_max_items, Property};
-
-/// Everything a model declares that setup and the helpers read as data.
-#[derive(Debug, Clone, Copy)]
-pub struct Tables {
-    /// The indexes, in the order `Document::indexes` lists them.
-    pub indexes: &'static [IndexDef],
-    /// The relationships, in field order.
-    pub relations: &'static [Relation],
-    /// The validator's properties, in stored order.
-    pub properties: &'static [PropertyDef],
-    /// `additionalProperties: false` (no `#[document(open)]`).
-    pub closed: bool,
-}
-
-impl Tables {
-    /// No index, no relationship, an open object with no property.
-    pub const EMPTY: Tables = Tables {
-        indexes: &[],
-        relations: &[],
-        properties: &[],
-        closed: false,
-    };
-
-    /// The index specifications.
-    pub fn index_specs(&self) -> Vec<IndexSpec> {
-        self.indexes.iter().map(IndexDef::spec).collect()
-    }
-
-    /// The object schema (`bsonType`, `required`, `properties`, `maxItems`).
-    pub fn json_schema(&self) -> Document {
-        object_of(self.properties, self.closed)
-    }
-}
 
 /// The object schema of `properties`, closed (`additionalProperties:
 /// false`) when `closed`: what the derive writes for a struct, a struct
