@@ -70,18 +70,6 @@ fn document(input: &Input) -> TokenStream {
             fn id(&self) -> &#id_ty {
                 #id_body
             }
-
-            fn indexes() -> #p::Vec<#p::IndexSpec> {
-                #p::Vec::new()
-            }
-
-            fn relations() -> #p::Vec<#p::Relation> {
-                #p::Vec::new()
-            }
-
-            fn json_schema() -> #p::bson::Document {
-                #p::bson::Document::new()
-            }
         }
 
         #updatable
