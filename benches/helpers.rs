@@ -8,7 +8,11 @@
 //! and `hello`), which the rows leave out.
 //!
 //! Run: `cargo bench --bench helpers`. `ITERATIONS=N` changes the number of
-//! rounds of each row (default 200).
+//! rounds of each row (default 200); `ROWS=page,count` runs only the rows
+//! whose names contain one of the words; `ONLY=helper` or `ONLY=raw` runs
+//! one side alone (no ratio), for counting the client's instructions under
+//! callgrind (`--collect-atstart=no --toggle-collect='*Measured*poll*'`:
+//! the rows' operations and nothing else).
 
 use std::time::{Duration, Instant};
 
@@ -82,6 +86,23 @@ struct Side {
     commands: u64,
 }
 
+/// An operation of a row: its `poll` is never inlined, so callgrind can count
+/// the operations' instructions alone (`--toggle-collect='*Measured*poll*'`).
+/// (Boxed, so it is `Unpin`: the same one allocation on both sides.)
+struct Measured<F>(std::pin::Pin<Box<F>>);
+
+impl<F: std::future::Future> std::future::Future for Measured<F> {
+    type Output = F::Output;
+
+    #[inline(never)]
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<F::Output> {
+        self.0.as_mut().poll(cx)
+    }
+}
+
 /// Runs `helper` and `raw` in `n` rounds (iteration `i` is passed to both;
 /// which goes first alternates) and prints one row. One untimed call of
 /// each comes first (connections, caches, first-use checks); its commands
@@ -93,17 +114,33 @@ where
     FH: std::future::Future<Output = ()>,
     FR: std::future::Future<Output = ()>,
 {
+    let rows = std::env::var("ROWS").unwrap_or_default();
+    if !rows.is_empty() && !rows.split(',').any(|word| name.contains(word.trim())) {
+        return;
+    }
+    let only = std::env::var("ONLY").unwrap_or_default();
+    let sides: &[bool] = match only.as_str() {
+        "helper" => &[true],
+        "raw" => &[false],
+        _ => &[true, false],
+    };
     let (mut h, mut r) = (Side::default(), Side::default());
-    helper(n).await;
-    raw(n).await;
+    for &helper_turn in sides {
+        if helper_turn {
+            helper(n).await;
+        } else {
+            raw(n).await;
+        }
+    }
     log.clear();
     for i in 0..n {
-        for helper_turn in [i % 2 == 0, i % 2 != 0] {
+        let first = sides[i % sides.len()];
+        for helper_turn in [first, !first].into_iter().take(sides.len()) {
             let start = Instant::now();
             if helper_turn {
-                helper(i).await;
+                Measured(Box::pin(helper(i))).await;
             } else {
-                raw(i).await;
+                Measured(Box::pin(raw(i))).await;
             }
             let side = if helper_turn { &mut h } else { &mut r };
             side.times.push(start.elapsed());
@@ -111,6 +148,15 @@ where
         }
     }
     let us = |times: &[Duration]| stats::median(times).as_secs_f64() * 1e6;
+    if sides.len() == 1 {
+        let (side, kept) = if sides[0] {
+            ("helper", &h)
+        } else {
+            ("raw", &r)
+        };
+        println!("{name:<30} {side} alone: {:>9.1} us", us(&kept.times));
+        return;
+    }
     let ratio = Spread::of_ratios(&h.times, &r.times);
     println!(
         "{name:<30} {:>9.1} {:>9.1} {:>7.3} {:>11} {:>8.1} {:>8.1}",

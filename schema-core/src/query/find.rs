@@ -5,7 +5,7 @@ use futures_util::future::BoxFuture;
 use std::future::IntoFuture;
 use std::marker::PhantomData;
 
-use bson::{Document as BsonDocument, RawDocumentBuf};
+use bson::{Document as BsonDocument, RawDocument};
 use futures_util::{StreamExt, TryStreamExt};
 use mongodb::ClientSession;
 
@@ -16,7 +16,7 @@ use crate::filter::Filter;
 use crate::model::Document;
 use crate::query::guard::{self, Served};
 use crate::query::keyset::{may_be_null, Cursor, Keyset, Page};
-use crate::query::lookup::{page_cursor, Lookup, PageStep};
+use crate::query::lookup::{child_of, Lookup, PageStep};
 use crate::query::projection::Projection;
 use crate::query::served;
 use crate::query::sort::Sort;
@@ -252,11 +252,13 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     }
 
     async fn page_opt(self, session: Option<&'a mut ClientSession>, size: u32) -> Result<Page<P>> {
-        let (docs, next) = self.page_raw(session, size, None).await?;
-        let items = docs
-            .iter()
-            .map(decode::<M, P>)
-            .collect::<Result<Vec<P>>>()?;
+        let mut items = Vec::new();
+        let next = self
+            .page_each(session, size, None, |raw| {
+                items.push(decode::<M, P>(raw)?);
+                Ok(())
+            })
+            .await?;
         Ok(Page { items, next })
     }
 
@@ -296,15 +298,17 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         Ok((keyset, filters))
     }
 
-    /// The raw documents of one page and the cursor after it: each step of
+    /// Reads one page, handing each document to `each` as it comes (where
+    /// it lies in its batch), and returns the cursor after it: each step of
     /// the keyset a `find`, or, with `lookup`, an `aggregate` that joins
     /// each document with its parent (see [`lookup`](crate::query::lookup)).
-    pub(crate) async fn page_raw(
+    pub(crate) async fn page_each(
         mut self,
         mut session: Option<&'a mut ClientSession>,
         size: u32,
         lookup: Option<&Lookup>,
-    ) -> Result<(Vec<RawDocumentBuf>, Option<Cursor>)> {
+        mut each: impl FnMut(&RawDocument) -> Result<()>,
+    ) -> Result<Option<Cursor>> {
         let (keyset, filters) = self.page_filters().await?;
         let projection = P::projection().map(|mut projection| {
             for path in keyset.paths() {
@@ -313,14 +317,18 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
             projection
         });
         let raw = self.repo.raw_docs();
-        let mut docs: Vec<RawDocumentBuf> = Vec::new();
+        let driver = |e| {
+            self.repo
+                .index_error(e, "page through", self.served.as_ref())
+        };
+        let mut tail = keyset.tail(size);
         for filter in filters {
-            let short = size as usize - docs.len();
+            let short = tail.short();
             if short == 0 {
                 break;
             }
             let short = u32::try_from(short).unwrap_or(size);
-            let found = match lookup {
+            match lookup {
                 Some(lookup) => {
                     let step = PageStep {
                         filter,
@@ -328,7 +336,14 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
                         limit: short,
                         hint: None,
                     };
-                    lookup.run(&raw, session.as_deref_mut(), step).await
+                    let joined = lookup
+                        .run(&raw, session.as_deref_mut(), step)
+                        .await
+                        .map_err(driver)?;
+                    for doc in &joined {
+                        tail.note(child_of(doc)?);
+                        each(doc)?;
+                    }
                 }
                 None => {
                     let mut find = raw
@@ -339,16 +354,15 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
                     if let Some(projection) = &projection {
                         find = find.projection(projection.clone());
                     }
-                    crate::cursor::collect(find, session.as_deref_mut()).await
+                    let note = |doc: &RawDocument| {
+                        tail.note(doc);
+                        each(doc)
+                    };
+                    crate::cursor::each_raw(find, session.as_deref_mut(), note, driver).await?;
                 }
-            };
-            docs.extend(found.map_err(|e| {
-                self.repo
-                    .index_error(e, "page through", self.served.as_ref())
-            })?);
+            }
         }
-        let next = page_cursor(&keyset, &docs, size, self.after.as_ref(), lookup)?;
-        Ok((docs, next))
+        Ok(tail.cursor(self.after.as_ref()))
     }
 
     /// Yields a partial view of each document: sends
@@ -455,7 +469,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
             find = find.projection(projection);
         }
         let found = with_session!(find, session).map_err(|e| self.error(e))?;
-        found.as_ref().map(decode::<M, P>).transpose()
+        found.as_deref().map(decode::<M, P>).transpose()
     }
 
     /// Checks the query against the index guard (unless [`scan`](Self::scan))
@@ -603,7 +617,7 @@ impl<'a, M: Document> IntoFuture for Count<'a, M> {
 
 /// A stored document of `M` read as the view `P` ([`Error::Decode`] naming
 /// the field otherwise).
-fn decode<M: Document, P: Projection<M>>(raw: &RawDocumentBuf) -> Result<P> {
+fn decode<M: Document, P: Projection<M>>(raw: &RawDocument) -> Result<P> {
     crate::codec::decode_as::<P>(raw, P::VIEW_NAME, M::COLLECTION)
 }
 

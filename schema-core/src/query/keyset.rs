@@ -255,33 +255,77 @@ impl Keyset {
         }
     }
 
-    /// The cursor after a full page: the last document's sort values and
-    /// `_id`, and whether the document before it (on this page, or the last
-    /// one of the page before) has the same sort values.
-    pub(crate) fn next_cursor<D: AsRef<RawDocument>>(
-        &self,
-        docs: &[D],
-        prev: Option<&Cursor>,
-    ) -> Option<Cursor> {
-        let last_doc = docs.last()?.as_ref();
-        let values = |doc: &RawDocument| -> Vec<Bson> {
-            if self.keys.is_empty() {
-                vec![raw_path(doc, "_id")]
-            } else {
-                self.keys.iter().map(|(k, _)| raw_path(doc, k)).collect()
-            }
-        };
-        let mut last = values(last_doc);
-        let tied = !self.keys.is_empty()
-            && match docs.len() {
-                1 => prev
+    /// What a page of at most `size` documents notes of them as they are
+    /// read, for the cursor after it (see [`Tail`]).
+    pub(crate) fn tail(&self, size: u32) -> Tail<'_> {
+        Tail {
+            keyset: self,
+            size: size as usize,
+            count: 0,
+            last: None,
+            before: None,
+        }
+    }
+
+    /// The sort values of a stored document, in key order (its `_id` when
+    /// the order has no sort key).
+    fn values(&self, doc: &RawDocument) -> Vec<Bson> {
+        if self.keys.is_empty() {
+            vec![raw_path(doc, "_id")]
+        } else {
+            self.keys.iter().map(|(k, _)| raw_path(doc, k)).collect()
+        }
+    }
+}
+
+/// What a page notes of its documents as they are read from their batches
+/// (each is decoded where it lies, never copied): how many came, and the
+/// sort values of the last two, what the cursor after a full page is made of.
+pub(crate) struct Tail<'k> {
+    keyset: &'k Keyset,
+    size: usize,
+    count: usize,
+    /// The last document's sort values and `_id`.
+    last: Option<(Vec<Bson>, Bson)>,
+    /// The sort values of the document before it.
+    before: Option<Vec<Bson>>,
+}
+
+impl Tail<'_> {
+    /// How many documents the page still lacks.
+    pub(crate) fn short(&self) -> usize {
+        self.size.saturating_sub(self.count)
+    }
+
+    /// Notes the page's next document. Only the last two of a full page
+    /// are read (a page that ends short has no next cursor).
+    pub(crate) fn note(&mut self, doc: &RawDocument) {
+        self.count += 1;
+        if self.count + 1 >= self.size {
+            self.before = self.last.take().map(|(values, _)| values);
+            self.last = Some((self.keyset.values(doc), raw_path(doc, "_id")));
+        }
+    }
+
+    /// The cursor after the page, `None` when it holds fewer than its size:
+    /// the last document's sort values and `_id`, and whether the document
+    /// before it (on this page, or the last one of the page before, `prev`)
+    /// has the same sort values.
+    pub(crate) fn cursor(self, prev: Option<&Cursor>) -> Option<Cursor> {
+        if self.count < self.size {
+            return None;
+        }
+        let (mut last, id) = self.last?;
+        let tied = !self.keyset.keys.is_empty()
+            && match &self.before {
+                None => prev
                     .is_some_and(|prev| prev.last == last[0] && prev.rest.as_slice() == &last[1..]),
-                n => values(docs[n - 2].as_ref()) == last,
+                Some(before) => *before == last,
             };
         let rest = last.split_off(1);
         Some(Cursor {
             last: last.swap_remove(0),
-            id: raw_path(last_doc, "_id"),
+            id,
             tied,
             rest,
         })
@@ -324,7 +368,7 @@ pub(crate) fn raw_path(doc: &RawDocument, dotted: &str) -> Bson {
 /// says (not required, or typed null too, or not typed at all). A dotted
 /// path may always be null.
 pub(crate) fn may_be_null<M: Document>(key: &str) -> bool {
-    let schema = M::json_schema();
+    let schema = crate::once::json_schema::<M>();
     let required = schema
         .get_array("required")
         .is_ok_and(|r| r.iter().any(|k| k.as_str() == Some(key)));
@@ -410,9 +454,10 @@ mod tests {
         let raw = |a: i32, b: i32, id: i32| {
             RawDocumentBuf::try_from(&doc! { "_id": id, "a": a, "b": b }).unwrap()
         };
-        let next = order
-            .next_cursor(&[raw(1, 2, 3), raw(1, 2, 4)], None)
-            .unwrap();
+        let mut tail = order.tail(2);
+        tail.note(&raw(1, 2, 3));
+        tail.note(&raw(1, 2, 4));
+        let next = tail.cursor(None).unwrap();
         assert_eq!(
             (next.last, next.rest, next.id, next.tied),
             (Bson::Int32(1), vec![Bson::Int32(2)], Bson::Int32(4), true)

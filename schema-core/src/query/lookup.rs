@@ -94,25 +94,6 @@ impl Lookup {
     }
 }
 
-/// The cursor after a page of `docs` (`None` when it holds fewer than
-/// `size`), read from the joined children when the page was joined with
-/// `lookup`.
-pub(crate) fn page_cursor(
-    keyset: &crate::query::keyset::Keyset,
-    docs: &[RawDocumentBuf],
-    size: u32,
-    after: Option<&crate::query::Cursor>,
-    lookup: Option<&Lookup>,
-) -> Result<Option<crate::query::Cursor>> {
-    Ok(if docs.len() < size as usize {
-        None
-    } else if let Some(lookup) = lookup {
-        keyset.next_cursor(&lookup.children(docs)?, after)
-    } else {
-        keyset.next_cursor(docs, after)
-    })
-}
-
 /// The child of one joined document.
 pub(crate) fn child_of(joined: &RawDocument) -> Result<&RawDocument> {
     joined

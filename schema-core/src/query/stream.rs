@@ -4,7 +4,7 @@
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use bson::RawDocumentBuf;
+use bson::{RawDocument, RawDocumentBuf};
 use futures_util::stream::{BoxStream, Stream, StreamExt};
 use mongodb::{ClientSession, Cursor, SessionCursor};
 
@@ -26,7 +26,7 @@ impl<'a, T: Send + 'a> DocStream<'a, T> {
     /// `err` turns a driver error into ours.
     pub(crate) fn new(
         cursor: Cursor<RawDocumentBuf>,
-        decode: fn(&RawDocumentBuf) -> Result<T>,
+        decode: fn(&RawDocument) -> Result<T>,
         err: impl Fn(mongodb::error::Error) -> Error + Send + 'a,
     ) -> Self {
         let inner = cursor.map(move |item| item.map_err(&err).and_then(|raw| decode(&raw)));
@@ -39,7 +39,7 @@ impl<'a, T: Send + 'a> DocStream<'a, T> {
     pub(crate) fn in_session(
         cursor: SessionCursor<RawDocumentBuf>,
         session: &'a mut ClientSession,
-        decode: fn(&RawDocumentBuf) -> Result<T>,
+        decode: fn(&RawDocument) -> Result<T>,
         err: impl Fn(mongodb::error::Error) -> Error + Send + Sync + 'a,
     ) -> Self {
         let err = std::sync::Arc::new(err);

@@ -81,7 +81,7 @@
 
 use std::marker::PhantomData;
 
-use bson::{doc, RawDocumentBuf};
+use bson::{doc, RawDocument, RawDocumentBuf};
 use mongodb::ClientSession;
 
 use crate::action::Action;
@@ -103,15 +103,11 @@ fn lookup_of<C, T, P: Document>(field: &RefField<C, T, P>) -> Lookup {
     }
 }
 
-/// Decodes joined documents into (child, parent) pairs.
-fn pairs<C: Document, P: Document>(docs: &[RawDocumentBuf]) -> Result<Vec<(C, Option<P>)>> {
-    docs.iter()
-        .map(|joined| {
-            let child = decode::<C>(child_of(joined)?)?;
-            let parent = parent_of(joined)?.map(decode::<P>).transpose()?;
-            Ok((child, parent))
-        })
-        .collect()
+/// Decodes a joined document into its (child, parent) pair.
+fn pair<C: Document, P: Document>(joined: &RawDocument) -> Result<(C, Option<P>)> {
+    let child = decode::<C>(child_of(joined)?)?;
+    let parent = parent_of(joined)?.map(decode::<P>).transpose()?;
+    Ok((child, parent))
 }
 
 impl<'a, C: Document> Find<'a, C> {
@@ -149,11 +145,14 @@ impl<'a, C: Document, P: Document> WithParents<'a, C, P> {
             "page_with_parents",
             (),
             move |s, ()| async move {
-                let (docs, next) = find.page_raw(s, size.max(1), Some(&lookup)).await?;
-                Ok(Page {
-                    items: pairs::<C, P>(&docs)?,
-                    next,
-                })
+                let mut items = Vec::new();
+                let next = find
+                    .page_each(s, size.max(1), Some(&lookup), |joined| {
+                        items.push(pair::<C, P>(joined)?);
+                        Ok(())
+                    })
+                    .await?;
+                Ok(Page { items, next })
             },
         );
         crate::query::with_session(action, session)
@@ -228,16 +227,18 @@ impl<'r, C: Document, T, P: Document> Children<'r, C, T, P> {
 
     async fn family(self, mut session: Option<&mut ClientSession>) -> Result<Family<P, C>> {
         let lookup = self.lookup();
-        let (docs, next) = self.page_raw(session.as_deref_mut(), Some(&lookup)).await?;
         let mut parent = None;
-        let mut children = Vec::with_capacity(docs.len());
-        for joined in &docs {
-            children.push(decode::<C>(child_of(joined)?)?);
-            if parent.is_none() {
-                parent = parent_of(joined)?.map(decode::<P>).transpose()?;
-            }
-        }
-        if docs.is_empty() {
+        let mut children = Vec::new();
+        let next = self
+            .page_each(session.as_deref_mut(), Some(&lookup), |joined| {
+                children.push(decode::<C>(child_of(joined)?)?);
+                if parent.is_none() {
+                    parent = parent_of(joined)?.map(decode::<P>).transpose()?;
+                }
+                Ok(())
+            })
+            .await?;
+        if children.is_empty() {
             parent = self.parent_alone(session).await?;
         }
         Ok(Family {

@@ -73,7 +73,7 @@
 //! # }
 //! ```
 
-use bson::{doc, Bson, Document as BsonDocument, RawDocumentBuf};
+use bson::{doc, Bson, Document as BsonDocument, RawDocument};
 use mongodb::options::Hint;
 use mongodb::ClientSession;
 use serde::Serialize;
@@ -86,7 +86,7 @@ use crate::field::RefField;
 use crate::index::{Direction, IndexOrigin};
 use crate::model::Document;
 use crate::query::keyset::{may_be_null, raw_path, Keyset};
-use crate::query::lookup::{page_cursor, Lookup, PageStep};
+use crate::query::lookup::{child_of, Lookup, PageStep};
 use crate::repo::Repo;
 
 /// The default number of children per page.
@@ -380,43 +380,42 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
     }
 
     async fn page_opt(&self, session: Option<&mut ClientSession>) -> Result<Page<C>> {
-        let (docs, next) = self.page_raw(session, None).await?;
-        let items = docs
-            .iter()
-            .map(|raw| crate::codec::decode::<C>(raw))
-            .collect::<Result<Vec<C>>>()?;
+        let mut items = Vec::new();
+        let next = self
+            .page_each(session, None, |raw| {
+                items.push(crate::codec::decode::<C>(raw)?);
+                Ok(())
+            })
+            .await?;
         Ok(Page { items, next })
     }
 
-    /// The raw documents of one page and the cursor after it: each `find`
+    /// Reads one page, handing each document to `each` as it comes (where
+    /// it lies in its batch), and returns the cursor after it: each `find`
     /// of the page, or, with `lookup`, each as an `aggregate` joining the
     /// children with their parent (see [`lookup`](crate::query::lookup)).
-    pub(crate) async fn page_raw(
+    pub(crate) async fn page_each(
         &self,
         mut session: Option<&mut ClientSession>,
         lookup: Option<&Lookup>,
-    ) -> Result<(Vec<RawDocumentBuf>, Option<Cursor>)> {
+        mut each: impl FnMut(&RawDocument) -> Result<()>,
+    ) -> Result<Option<Cursor>> {
         self.require_index().await?;
-        let mut docs = Vec::new();
+        let keyset = self.keyset();
+        let mut tail = keyset.tail(self.size);
         for find in self.finds()? {
-            let short = self.size as usize - docs.len();
+            let short = tail.short();
             if short == 0 {
                 break;
             }
             let limit = u32::try_from(short).unwrap_or(self.size);
-            docs.extend(
-                self.run(session.as_deref_mut(), find, limit, lookup)
-                    .await?,
-            );
+            self.run(session.as_deref_mut(), find, limit, lookup, |raw| {
+                tail.note(lookup.map_or(Ok(raw), |_| child_of(raw))?);
+                each(raw)
+            })
+            .await?;
         }
-        let next = page_cursor(
-            &self.keyset(),
-            &docs,
-            self.size,
-            self.after.as_ref(),
-            lookup,
-        )?;
-        Ok((docs, next))
+        Ok(tail.cursor(self.after.as_ref()))
     }
 
     /// The reference.
@@ -453,19 +452,22 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
     }
 
     /// Runs one find of the page with at most `limit` children (joined
-    /// with their parent, with `lookup`).
+    /// with their parent, with `lookup`), handing each to `each`.
     async fn run(
         &self,
         session: Option<&mut ClientSession>,
         shape: FindShape,
         limit: u32,
         lookup: Option<&Lookup>,
-    ) -> Result<Vec<RawDocumentBuf>> {
+        mut each: impl FnMut(&RawDocument) -> Result<()>,
+    ) -> Result<()> {
         let raw = self.repo.raw_docs();
-        let found = match lookup {
+        let driver = |e| self.repo.err(e, "page through");
+        match lookup {
             Some(lookup) => {
                 let step = PageStep::of(shape, limit);
-                lookup.run(&raw, session, step).await
+                let joined = lookup.run(&raw, session, step).await.map_err(driver)?;
+                joined.iter().try_for_each(|doc| each(doc))
             }
             None => {
                 let mut action = raw
@@ -476,10 +478,9 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
                 if let Some(Bson::Document(hint)) = shape.hint {
                     action = action.hint(Hint::Keys(hint));
                 }
-                crate::cursor::collect(action, session).await
+                crate::cursor::each_raw(action, session, each, driver).await
             }
-        };
-        found.map_err(|e| self.repo.err(e, "page through"))
+        }
     }
 
     /// How many children the parent has: one `aggregate` (`countDocuments`),
