@@ -58,6 +58,40 @@ const SCALARS: &[&str] = &[
     "Timestamp",
 ];
 
+/// Values with no fields of their own, whatever scope the model is in: the
+/// primitives and `String`.
+const PRIMITIVES: &[&str] = &[
+    "String", "str", "bool", "char", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16",
+    "u32", "u64", "u128", "usize", "f32", "f64",
+];
+
+/// bson's value types, when named through `bson::` (`bson::DateTime`,
+/// `bson::oid::ObjectId`): a bare `DateTime` may be the user's own type.
+const BSON_VALUES: &[&str] = &["ObjectId", "DateTime", "Decimal128", "Uuid", "Timestamp"];
+
+/// Whether the type, as written, can hold no sub-document with field
+/// constants of its own: a primitive, `String` or one of bson's value types
+/// named through `bson::`, also inside `Option`, `Box`, `Arc`, `Rc`, an
+/// array, a list or a set. Its field constant needs no path type (no field
+/// constants below it). Anything else, an alias included, may: it keeps one.
+pub fn holds_no_fields(ty: &Type) -> bool {
+    let inner = peel(ty);
+    if let Type::Array(array) = inner {
+        return holds_no_fields(&array.elem);
+    }
+    if let Some((kind, item)) = growable_with_items(ty) {
+        return kind == Growable::Array && item.is_some_and(holds_no_fields);
+    }
+    match last_name(inner) {
+        Some((name, before, true)) => {
+            PRIMITIVES.contains(&name.as_str())
+                || (BSON_VALUES.contains(&name.as_str())
+                    && matches!(before.as_deref(), Some("bson" | "oid")))
+        }
+        _ => false,
+    }
+}
+
 /// Looks through parentheses, macro groups, references and the wrappers
 /// `Option`, `Box`, `Arc`, `Rc`.
 pub fn peel(mut ty: &Type) -> &Type {
@@ -349,6 +383,34 @@ mod tests {
         );
         assert_eq!(scalar_name(&ty("Vec<String>")), None);
         assert_eq!(scalar_name(&ty("Profile")), None);
+    }
+
+    #[test]
+    fn tells_values_without_fields() {
+        for plain in [
+            "String",
+            "Option<String>",
+            "Vec<String>",
+            "Option<Box<i64>>",
+            "[u8; 4]",
+            "bson::DateTime",
+            "mongodb::bson::oid::ObjectId",
+            "BTreeSet<u32>",
+        ] {
+            assert!(holds_no_fields(&ty(plain)), "{plain}");
+        }
+        for may in [
+            "Profile",
+            "DateTime",
+            "Vec<Item>",
+            "Option<Address>",
+            "HashMap<String, String>",
+            "bson::Document",
+            "Alias",
+            "Vec<T>",
+        ] {
+            assert!(!holds_no_fields(&ty(may)), "{may}");
+        }
     }
 
     #[test]

@@ -35,9 +35,16 @@ pub fn expand(input: &Input) -> Fields {
             continue;
         };
         let stored_name = &field.stored;
+        // A value with no fields of its own needs no path type (see
+        // `path::Seg`): one type less for the compiler per field.
+        let prefix = if crate::ty::holds_no_fields(field.ty) {
+            quote!(())
+        } else {
+            quote!(#p::Seg<#ident, #p::Root, #index>)
+        };
         let at = Place {
             model: quote!(#model),
-            prefix: quote!(#p::Seg<#ident, #p::Root, #index>),
+            prefix,
             path: quote!(#stored_name),
         };
         let (field_ty, value) = constant(input, field, &at, &mut helpers);
