@@ -32,41 +32,16 @@ const ARRAYS: &[&str] = &[
 ];
 const MAPS: &[&str] = &["HashMap", "BTreeMap", "IndexMap"];
 const WRAPPERS: &[&str] = &["Option", "Box", "Arc", "Rc"];
-const SCALARS: &[&str] = &[
-    "String",
-    "str",
-    "bool",
-    "char",
-    "i8",
-    "i16",
-    "i32",
-    "i64",
-    "i128",
-    "isize",
-    "u8",
-    "u16",
-    "u32",
-    "u64",
-    "u128",
-    "usize",
-    "f32",
-    "f64",
-    "ObjectId",
-    "DateTime",
-    "Decimal128",
-    "Uuid",
-    "Timestamp",
-];
 
-/// Values with no fields of their own, whatever scope the model is in: the
-/// primitives and `String`.
+/// Obvious single values (with [`BSON_VALUES`]); these have no fields of
+/// their own whatever scope the model is in: the primitives and `String`.
 const PRIMITIVES: &[&str] = &[
     "String", "str", "bool", "char", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16",
     "u32", "u64", "u128", "usize", "f32", "f64",
 ];
 
-/// bson's value types, when named through `bson::` (`bson::DateTime`,
-/// `bson::oid::ObjectId`): a bare `DateTime` may be the user's own type.
+/// bson's value types, the other obvious single values; a bare `DateTime`
+/// may also be the user's own type, `bson::DateTime` is bson's.
 const BSON_VALUES: &[&str] = &["ObjectId", "DateTime", "Decimal128", "Uuid", "Timestamp"];
 
 /// Whether the type, as written, can hold no sub-document with field
@@ -287,7 +262,8 @@ pub fn is_list(ty: &Type) -> bool {
 /// looking through `Option`/`Box`.
 pub fn scalar_name(ty: &Type) -> Option<String> {
     let (name, _, bare) = last_name(peel(ty))?;
-    (bare && SCALARS.contains(&name.as_str())).then_some(name)
+    let scalar = PRIMITIVES.contains(&name.as_str()) || BSON_VALUES.contains(&name.as_str());
+    (bare && scalar).then_some(name)
 }
 
 /// The bare name of the type, when it is a plain path with no arguments
