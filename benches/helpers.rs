@@ -12,7 +12,9 @@
 //! whose names contain one of the words; `ONLY=helper` or `ONLY=raw` runs
 //! one side alone (no ratio), for counting the client's instructions under
 //! callgrind (`--collect-atstart=no --toggle-collect='*Measured*poll*'`:
-//! the rows' operations and nothing else).
+//! the rows' operations and nothing else). `ONLY=calibrate` runs the raw
+//! side in both columns: the ratio the bench reports for two equal sides,
+//! its own bias and noise.
 
 use std::time::{Duration, Instant};
 
@@ -119,6 +121,7 @@ where
         return;
     }
     let only = std::env::var("ONLY").unwrap_or_default();
+    let calibrate = only == "calibrate";
     let sides: &[bool] = match only.as_str() {
         "helper" => &[true],
         "raw" => &[false],
@@ -137,7 +140,7 @@ where
         let first = sides[i % sides.len()];
         for helper_turn in [first, !first].into_iter().take(sides.len()) {
             let start = Instant::now();
-            if helper_turn {
+            if helper_turn && !calibrate {
                 Measured(Box::pin(helper(i))).await;
             } else {
                 Measured(Box::pin(raw(i))).await;

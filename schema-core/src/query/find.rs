@@ -294,7 +294,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         self.sort = Some(keyset.sort());
         let base = self.checked_filter()?;
         self.require_served().await?;
-        let filters = keyset.filters(&base, self.after.as_ref(), may_be_null::<M>);
+        let filters = keyset.filters(base, self.after.as_ref(), may_be_null::<M>);
         Ok((keyset, filters))
     }
 
@@ -452,7 +452,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         let keyset = Keyset::of_sort(self.sort.as_ref());
         self.sort = Some(keyset.sort());
         let base = self.checked_filter()?;
-        Ok(keyset.after(&base, &cursor, may_be_null::<M>))
+        Ok(keyset.after(base, &cursor, may_be_null::<M>))
     }
 
     /// The first document of the query, sent as the driver's own

@@ -142,12 +142,12 @@ impl Keyset {
     /// lack a key or hold null there.
     pub(crate) fn filters(
         &self,
-        base: &BsonDocument,
+        base: BsonDocument,
         cursor: Option<&Cursor>,
         nullable: impl Fn(&str) -> bool,
     ) -> Vec<BsonDocument> {
         let Some(cursor) = cursor else {
-            return vec![base.clone()];
+            return vec![base];
         };
         let after_id = self.after_id(cursor);
         let [(key, dir)] = self.keys.as_slice() else {
@@ -162,9 +162,10 @@ impl Keyset {
         // newest first, first when oldest first. No range on a value
         // reaches them, so a descending page that may reach them reads
         // them with a find of their own.
-        let last = cursor.last.clone();
-        let null = last == Bson::Null;
+        let last = &cursor.last;
+        let null = *last == Bson::Null;
         let nulls_after = desc && !null && nullable(key);
+        let nulls = nulls_after.then(|| with(base.clone(), key, Bson::Null));
         // Values past `last` (nulls excluded).
         let past = match (desc, null) {
             (true, true) => None,
@@ -182,7 +183,7 @@ impl Keyset {
             // the fields 30 times as slowly (17 ms against 0.5 ms for 11 keys).
             Some(past) if !cursor.tied => {
                 let bounded = match (desc, null) {
-                    (_, true) => base.clone(),
+                    (_, true) => base,
                     (true, false) => with(base, key, doc! { "$lte": last.clone() }.into()),
                     (false, false) => with(base, key, doc! { "$gte": last.clone() }.into()),
                 };
@@ -191,14 +192,12 @@ impl Keyset {
             }
             // Inside a run of equal values: the rest of the run, then past it.
             past => {
-                let ties = with(base, key, last.clone());
-                finds.push(with(&ties, "_id", after_id.into()));
+                let ties = with(base.clone(), key, last.clone());
+                finds.push(with(ties, "_id", after_id.into()));
                 finds.extend(past.map(|past| with(base, key, past.into())));
             }
         }
-        if nulls_after {
-            finds.push(with(base, key, Bson::Null));
-        }
+        finds.extend(nulls);
         finds
     }
 
@@ -206,7 +205,7 @@ impl Keyset {
     /// docs), for a stream or a sort on several keys.
     pub(crate) fn after(
         &self,
-        base: &BsonDocument,
+        base: BsonDocument,
         cursor: &Cursor,
         nullable: impl Fn(&str) -> bool,
     ) -> BsonDocument {
@@ -251,7 +250,7 @@ impl Keyset {
         if base.is_empty() {
             after
         } else {
-            doc! { "$and": [base.clone(), after] }
+            doc! { "$and": [base, after] }
         }
     }
 
@@ -264,16 +263,6 @@ impl Keyset {
             count: 0,
             last: None,
             before: None,
-        }
-    }
-
-    /// The sort values of a stored document, in key order (its `_id` when
-    /// the order has no sort key).
-    fn values(&self, doc: &RawDocument) -> Vec<Bson> {
-        if self.keys.is_empty() {
-            vec![raw_path(doc, "_id")]
-        } else {
-            self.keys.iter().map(|(k, _)| raw_path(doc, k)).collect()
         }
     }
 }
@@ -303,7 +292,20 @@ impl Tail<'_> {
         self.count += 1;
         if self.count + 1 >= self.size {
             self.before = self.last.take().map(|(values, _)| values);
-            self.last = Some((self.keyset.values(doc), raw_path(doc, "_id")));
+            // The sort values (the `_id` when the order has no sort key)
+            // and the `_id`, read in one walk of the document.
+            self.last = Some(match self.keyset.keys.as_slice() {
+                [] => {
+                    let id = raw_path(doc, "_id");
+                    (vec![id.clone()], id)
+                }
+                keys => {
+                    let mut values =
+                        raw_paths(doc, keys.iter().map(|(k, _)| k.as_str()).chain(["_id"]));
+                    let id = values.pop().unwrap_or(Bson::Null);
+                    (values, id)
+                }
+            });
         }
     }
 
@@ -334,20 +336,58 @@ impl Tail<'_> {
 
 /// `base` with `key: cond` added: inserted, or, when `base` already tests
 /// `key`, both kept under `$and`.
-fn with(base: &BsonDocument, key: &str, cond: Bson) -> BsonDocument {
+fn with(mut base: BsonDocument, key: &str, cond: Bson) -> BsonDocument {
     if base.contains_key(key) {
         let mut extra = BsonDocument::new();
         extra.insert(key, cond);
-        doc! { "$and": [base.clone(), extra] }
+        doc! { "$and": [base, extra] }
     } else {
-        let mut filter = base.clone();
-        filter.insert(key, cond);
-        filter
+        base.insert(key, cond);
+        base
     }
+}
+
+/// The values at `paths` of a raw document, in their order (null where
+/// there is none): the top-level ones found in one walk of the document,
+/// the dotted ones each with [`raw_path`].
+pub(crate) fn raw_paths<'p>(
+    doc: &RawDocument,
+    paths: impl Iterator<Item = &'p str> + Clone,
+) -> Vec<Bson> {
+    let mut values: Vec<Option<Bson>> = paths
+        .clone()
+        .map(|path| path.contains('.').then(|| raw_path(doc, path)))
+        .collect();
+    let mut wanted = values.iter().filter(|v| v.is_none()).count();
+    // Elements, not `(key, value)` pairs: a value is only parsed when its
+    // key is wanted.
+    for element in doc.iter_elements() {
+        if wanted == 0 {
+            break;
+        }
+        let Ok(element) = element else {
+            break;
+        };
+        let key = element.key().as_str();
+        for (slot, path) in values.iter_mut().zip(paths.clone()) {
+            if slot.is_none() && path == key {
+                let value = element.value().ok().and_then(|v| Bson::try_from(v).ok());
+                *slot = Some(value.unwrap_or(Bson::Null));
+                wanted -= 1;
+            }
+        }
+    }
+    values.into_iter().map(Option::unwrap_or_default).collect()
 }
 
 /// The value at a dotted path of a raw document (null when there is none).
 pub(crate) fn raw_path(doc: &RawDocument, dotted: &str) -> Bson {
+    if !dotted.contains('.') {
+        return match doc.get(dotted) {
+            Ok(Some(value)) => Bson::try_from(value).unwrap_or(Bson::Null),
+            _ => Bson::Null,
+        };
+    }
     let mut parts = dotted.split('.');
     let mut current = doc;
     let mut last = parts.next().unwrap_or("");
@@ -404,7 +444,7 @@ mod tests {
             rest: Vec::new(),
         };
         assert_eq!(
-            order.filters(&base, Some(&cursor), |_| false),
+            order.filters(base.clone(), Some(&cursor), |_| false),
             [doc! { "$and": [
                 { "authorId": "a", "at": { "$lte": 5 } },
                 { "$or": [{ "at": { "$lt": 5 } }, { "_id": { "$lt": "p9" } }] },
@@ -415,7 +455,7 @@ mod tests {
             ..cursor.clone()
         };
         assert_eq!(
-            order.filters(&base, Some(&tied), |_| true),
+            order.filters(base.clone(), Some(&tied), |_| true),
             [
                 doc! { "authorId": "a", "at": 5, "_id": { "$lt": "p9" } },
                 doc! { "authorId": "a", "at": { "$lt": 5 } },
@@ -425,7 +465,7 @@ mod tests {
         // A filter that already tests the key keeps its test.
         let ranged = doc! { "at": { "$gt": 1 } };
         assert_eq!(
-            order.filters(&ranged, Some(&tied), |_| false)[1],
+            order.filters(ranged.clone(), Some(&tied), |_| false)[1],
             doc! { "$and": [{ "at": { "$gt": 1 } }, { "at": { "$lt": 5 } }] }
         );
     }
@@ -441,7 +481,7 @@ mod tests {
             rest: vec![Bson::Int32(2)],
         };
         assert_eq!(
-            order.after(&doc! { "x": 1 }, &cursor, |k| k == "b"),
+            order.after(doc! { "x": 1 }, &cursor, |k| k == "b"),
             doc! { "$and": [{ "x": 1 }, { "$or": [
                 { "a": { "$gt": 1 } },
                 { "a": 1, "b": { "$lt": 2 } },
@@ -461,6 +501,29 @@ mod tests {
         assert_eq!(
             (next.last, next.rest, next.id, next.tied),
             (Bson::Int32(1), vec![Bson::Int32(2)], Bson::Int32(4), true)
+        );
+    }
+
+    #[test]
+    fn raw_paths_reads_each_path_as_raw_path_does() {
+        let stored = doc! { "_id": 9, "a": Bson::Null, "n": { "x": 1 }, "b": "first" };
+        let mut raw = RawDocumentBuf::try_from(&stored).unwrap();
+        // A repeated key: the first one counts, as with `get`.
+        raw.append(bson::cstr!("b"), "second");
+        let paths = ["b", "_id", "a", "n.x", "missing", "_id", "n.y"];
+        let expected: Vec<Bson> = paths.iter().map(|p| raw_path(&raw, p)).collect();
+        assert_eq!(raw_paths(&raw, paths.into_iter()), expected);
+        assert_eq!(
+            expected,
+            [
+                Bson::String("first".into()),
+                Bson::Int32(9),
+                Bson::Null,
+                Bson::Int32(1),
+                Bson::Null,
+                Bson::Int32(9),
+                Bson::Null,
+            ]
         );
     }
 }

@@ -330,8 +330,7 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
     }
 
     /// The keyset order of this page (see [`keyset`](crate::query::keyset)).
-    fn keyset(&self) -> Keyset {
-        let order = self.order();
+    fn keyset(order: &Order) -> Keyset {
         let keys = if order.key == "_id" {
             Vec::new()
         } else {
@@ -348,13 +347,17 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
     /// other until it is full (see the module docs).
     fn finds(&self) -> Result<Vec<FindShape>> {
         let order = self.order();
-        let parent = self.parent_filter()?;
         Ok(self
-            .keyset()
-            .filters(&parent, self.after.as_ref(), may_be_null::<C>)
+            .filters(&Self::keyset(&order))?
             .into_iter()
             .map(|filter| self.find(&order, filter))
             .collect())
+    }
+
+    /// The filters of this page's finds in `keyset`'s order, in page order.
+    fn filters(&self, keyset: &Keyset) -> Result<Vec<BsonDocument>> {
+        let parent = self.parent_filter()?;
+        Ok(keyset.filters(parent, self.after.as_ref(), may_be_null::<C>))
     }
 
     /// The page query (its first `find`, when it takes more; see the module
@@ -401,14 +404,16 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
         mut each: impl FnMut(&RawDocument) -> Result<()>,
     ) -> Result<Option<Cursor>> {
         self.require_index().await?;
-        let keyset = self.keyset();
+        let order = self.order();
+        let keyset = Self::keyset(&order);
         let mut tail = keyset.tail(self.size);
-        for find in self.finds()? {
+        for filter in self.filters(&keyset)? {
             let short = tail.short();
             if short == 0 {
                 break;
             }
             let limit = u32::try_from(short).unwrap_or(self.size);
+            let find = self.find(&order, filter);
             self.run(session.as_deref_mut(), find, limit, lookup, |raw| {
                 tail.note(lookup.map_or(Ok(raw), |_| child_of(raw))?);
                 each(raw)
