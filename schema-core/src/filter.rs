@@ -429,16 +429,24 @@ impl Node {
         match self {
             Node::All => BsonDocument::new(),
             Node::Raw(doc) => doc,
-            Node::Predicate(Predicate { path, op, value }) => {
-                let value = match (op, value) {
-                    (Op::Eq, value @ Bson::Document(_)) => Bson::Document(doc! { "$eq": value }),
-                    (Op::Eq, value) => value,
-                    (op, value) => Bson::Document(doc! { op.operator(): value }),
-                };
+            Node::Predicate(predicate) => {
+                let (path, value) = predicate.into_condition();
                 doc! { path: value }
             }
             Node::ElemMatch { path, filter } => {
                 doc! { path: { "$elemMatch": filter.into_document() } }
+            }
+            // The common conjunction, one condition on each of distinct
+            // fields: one document, with no document per condition.
+            Node::And(nodes) if distinct_predicates(&nodes) => {
+                let mut out = BsonDocument::new();
+                for node in nodes {
+                    if let Node::Predicate(predicate) = node {
+                        let (path, value) = predicate.into_condition();
+                        out.insert(path, value);
+                    }
+                }
+                out
             }
             Node::And(nodes) => {
                 let docs: Vec<BsonDocument> = nodes.into_iter().map(Node::into_document).collect();
@@ -470,6 +478,34 @@ impl Node {
             Node::Not(node) => doc! { "$nor": [node.into_document()] },
         }
     }
+}
+
+impl Predicate {
+    /// The stored path and what it is tested with: the value (`{$eq:
+    /// value}` for a document, which would read as a whole sub-document),
+    /// or `{op: value}`.
+    fn into_condition(self) -> (&'static str, Bson) {
+        let value = match (self.op, self.value) {
+            (Op::Eq, value @ Bson::Document(_)) => Bson::Document(doc! { "$eq": value }),
+            (Op::Eq, value) => value,
+            (op, value) => Bson::Document(doc! { op.operator(): value }),
+        };
+        (self.path, value)
+    }
+}
+
+/// Whether every one of `nodes` is a [`Predicate`], each on a path of its
+/// own (none a `$` key): conditions that share one document as they are.
+fn distinct_predicates(nodes: &[Node]) -> bool {
+    nodes.iter().enumerate().all(|(i, node)| match node {
+        Node::Predicate(p) => {
+            !p.path.starts_with('$')
+                && nodes[..i]
+                    .iter()
+                    .all(|n| !matches!(n, Node::Predicate(q) if q.path == p.path))
+        }
+        _ => false,
+    })
 }
 
 /// Whether the conditions of `docs` fit in one document, when no two say

@@ -201,8 +201,19 @@ fn conjunction<'f>(doc: &'f BsonDocument, prefix: &str, keep: bool) -> Vec<Branc
                 ..empty()
             }],
             op if op.starts_with('$') => vec![Branch::blocked(format!("`{op}`"))],
-            field if prefix.is_empty() => field_branches(field, value, empty()),
-            field => field_branches(&format!("{prefix}{field}"), value, empty()),
+            // A field's conditions join every branch so far, as a cross
+            // with their one branch would, with no branch of their own.
+            field if prefix.is_empty() => {
+                out.iter_mut()
+                    .for_each(|b| field_conditions(field, value, b));
+                continue;
+            }
+            field => {
+                let path = format!("{prefix}{field}");
+                out.iter_mut()
+                    .for_each(|b| field_conditions(&path, value, b));
+                continue;
+            }
         };
         out = cross(out, parts);
     }
@@ -216,15 +227,15 @@ fn compares_missing(value: &Bson) -> bool {
     matches!(value, Bson::Null | Bson::MinKey | Bson::MaxKey)
 }
 
-/// The branches of one field's condition `value`.
-fn field_branches<'f>(path: &str, value: &'f Bson, mut branch: Branch<'f>) -> Vec<Branch<'f>> {
+/// Adds one field's condition `value` to `branch`.
+fn field_conditions<'f>(path: &str, value: &'f Bson, branch: &mut Branch<'f>) {
     let ops = match value {
         Bson::Document(d) if d.keys().next().is_some_and(|k| k.starts_with('$')) => d,
         other => {
             let null = matches!(other, Bson::Null);
             let condition = ("$eq", other);
             branch.add(path, Kind::Eq { null }, !null, condition);
-            return vec![branch];
+            return;
         }
     };
     for (op, arg) in ops {
@@ -261,5 +272,4 @@ fn field_branches<'f>(path: &str, value: &'f Bson, mut branch: Branch<'f>) -> Ve
             other => branch.blockers.push(format!("`{other}` on `{path}`")),
         }
     }
-    vec![branch]
 }
