@@ -2,6 +2,8 @@
 //! when there is no `$or`), each the fields it tests, how, and what no index
 //! bounds.
 
+use std::borrow::Cow;
+
 use bson::{Bson, Document as BsonDocument};
 
 /// The most `$or` branches (after distributing nested `$or`s and `$and`s)
@@ -42,7 +44,9 @@ impl Kind {
 /// plain value), for the partial-filter check.
 #[derive(Debug, Clone)]
 pub(super) struct Tested<'f> {
-    pub(super) path: String,
+    /// The stored path: the filter's own key, or made from a prefix inside
+    /// an `$elemMatch`.
+    pub(super) path: Cow<'f, str>,
     pub(super) kind: Kind,
     /// Every document that matches has the field (it may hold null): a
     /// sparse index holds all of them.
@@ -91,13 +95,19 @@ impl<'f> Branch<'f> {
         self.fields
             .iter()
             .filter(|f| which(&f.kind))
-            .map(|f| f.path.as_str())
+            .map(|f| f.path.as_ref())
             .collect()
     }
 
-    fn add(&mut self, path: &str, kind: Kind, present: bool, condition: (&'f str, &'f Bson)) {
+    fn add(
+        &mut self,
+        path: &Cow<'f, str>,
+        kind: Kind,
+        present: bool,
+        condition: (&'f str, &'f Bson),
+    ) {
         let keep = self.keep;
-        match self.fields.iter_mut().find(|f| f.path == path) {
+        match self.fields.iter_mut().find(|f| f.path == *path) {
             Some(field) => {
                 field.kind = field.kind.and(kind);
                 // A conjunction: one condition that needs the field is enough.
@@ -107,7 +117,7 @@ impl<'f> Branch<'f> {
                 }
             }
             None => self.fields.push(Tested {
-                path: path.to_owned(),
+                path: path.clone(),
                 kind,
                 present,
                 conditions: if keep { vec![condition] } else { Vec::new() },
@@ -203,13 +213,11 @@ fn conjunction<'f>(doc: &'f BsonDocument, prefix: &str, keep: bool) -> Vec<Branc
             op if op.starts_with('$') => vec![Branch::blocked(format!("`{op}`"))],
             // A field's conditions join every branch so far, as a cross
             // with their one branch would, with no branch of their own.
-            field if prefix.is_empty() => {
-                out.iter_mut()
-                    .for_each(|b| field_conditions(field, value, b));
-                continue;
-            }
             field => {
-                let path = format!("{prefix}{field}");
+                let path = match prefix {
+                    "" => Cow::Borrowed(field),
+                    prefix => Cow::Owned(format!("{prefix}{field}")),
+                };
                 out.iter_mut()
                     .for_each(|b| field_conditions(&path, value, b));
                 continue;
@@ -228,7 +236,7 @@ fn compares_missing(value: &Bson) -> bool {
 }
 
 /// Adds one field's condition `value` to `branch`.
-fn field_conditions<'f>(path: &str, value: &'f Bson, branch: &mut Branch<'f>) {
+fn field_conditions<'f>(path: &Cow<'f, str>, value: &'f Bson, branch: &mut Branch<'f>) {
     let ops = match value {
         Bson::Document(d) if d.keys().next().is_some_and(|k| k.starts_with('$')) => d,
         other => {

@@ -315,8 +315,8 @@ impl<'b> Shape<'b> {
             branch
                 .fields
                 .iter()
-                .filter(|f| which(&f.kind) && !skip.contains(&f.path))
-                .map(|f| f.path.as_str())
+                .filter(|f| which(&f.kind) && !skip.iter().any(|s| *s == f.path))
+                .map(|f| f.path.as_ref())
                 .collect()
         };
         let eq = tested(|k| matches!(k, Kind::Eq { .. }));
