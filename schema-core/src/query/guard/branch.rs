@@ -101,13 +101,13 @@ impl<'f> Branch<'f> {
 
     fn add(
         &mut self,
-        path: &Cow<'f, str>,
+        path: Cow<'f, str>,
         kind: Kind,
         present: bool,
         condition: (&'f str, &'f Bson),
     ) {
         let keep = self.keep;
-        match self.fields.iter_mut().find(|f| f.path == *path) {
+        match self.fields.iter_mut().find(|f| f.path == path) {
             Some(field) => {
                 field.kind = field.kind.and(kind);
                 // A conjunction: one condition that needs the field is enough.
@@ -117,7 +117,7 @@ impl<'f> Branch<'f> {
                 }
             }
             None => self.fields.push(Tested {
-                path: path.clone(),
+                path,
                 kind,
                 present,
                 conditions: if keep { vec![condition] } else { Vec::new() },
@@ -219,7 +219,7 @@ fn conjunction<'f>(doc: &'f BsonDocument, prefix: &str, keep: bool) -> Vec<Branc
                     prefix => Cow::Owned(format!("{prefix}{field}")),
                 };
                 out.iter_mut()
-                    .for_each(|b| field_conditions(&path, value, b));
+                    .for_each(|b| field_conditions(path.clone(), value, b));
                 continue;
             }
         };
@@ -236,13 +236,13 @@ fn compares_missing(value: &Bson) -> bool {
 }
 
 /// Adds one field's condition `value` to `branch`.
-fn field_conditions<'f>(path: &Cow<'f, str>, value: &'f Bson, branch: &mut Branch<'f>) {
+fn field_conditions<'f>(path: Cow<'f, str>, value: &'f Bson, branch: &mut Branch<'f>) {
     let ops = match value {
         Bson::Document(d) if d.keys().next().is_some_and(|k| k.starts_with('$')) => d,
         other => {
             let null = matches!(other, Bson::Null);
             let condition = ("$eq", other);
-            branch.add(path, Kind::Eq { null }, !null, condition);
+            branch.add(path.clone(), Kind::Eq { null }, !null, condition);
             return;
         }
     };
@@ -251,29 +251,29 @@ fn field_conditions<'f>(path: &Cow<'f, str>, value: &'f Bson, branch: &mut Branc
         match op.as_str() {
             "$eq" => {
                 let null = matches!(arg, Bson::Null);
-                branch.add(path, Kind::Eq { null }, !null, condition);
+                branch.add(path.clone(), Kind::Eq { null }, !null, condition);
             }
             "$in" => {
                 let null = arg
                     .as_array()
                     .is_none_or(|a| a.iter().any(|v| matches!(v, Bson::Null)));
-                branch.add(path, Kind::Eq { null }, !null, condition);
+                branch.add(path.clone(), Kind::Eq { null }, !null, condition);
             }
-            "$all" => branch.add(path, Kind::Eq { null: false }, true, condition),
+            "$all" => branch.add(path.clone(), Kind::Eq { null: false }, true, condition),
             "$gt" | "$gte" | "$lt" | "$lte" => {
                 let present = !compares_missing(arg);
-                branch.add(path, Kind::Range, present, condition);
+                branch.add(path.clone(), Kind::Range, present, condition);
             }
             "$exists" => {
                 let present = arg.as_bool().unwrap_or(true);
-                branch.add(path, Kind::Range, present, condition);
+                branch.add(path.clone(), Kind::Range, present, condition);
             }
             // Never match a missing field: a regex needs a string, a type
             // test a value (a null one for `$type: "null"`).
-            "$regex" | "$type" => branch.add(path, Kind::Range, true, condition),
-            "$options" => branch.add(path, Kind::Range, false, condition),
+            "$regex" | "$type" => branch.add(path.clone(), Kind::Range, true, condition),
+            "$options" => branch.add(path.clone(), Kind::Range, false, condition),
             // Match documents without the field too.
-            "$ne" | "$nin" | "$not" => branch.add(path, Kind::Range, false, condition),
+            "$ne" | "$nin" | "$not" => branch.add(path.clone(), Kind::Range, false, condition),
             // Checked on the documents the rest of the query finds: the
             // test server bounds no index with it.
             "$elemMatch" => branch.residual.push(format!("`$elemMatch` on `{path}`")),
