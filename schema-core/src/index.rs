@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use bson::{Bson, Document};
 
+use crate::collation::IndexCollation;
+
 /// The direction of one index key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Direction {
@@ -60,6 +62,12 @@ pub struct IndexSpec {
     /// planner (nor by the index guard), to try dropping it without losing
     /// it; `sync` hides or unhides an existing index in place (`collMod`).
     pub hidden: bool,
+    /// The index's collation (`collation(locale = "en", strength = 2)`:
+    /// a case-insensitive unique email). A query uses such an index only
+    /// when it carries the same collation, so the index guard counts on it
+    /// for none of the queries the framework sends (see
+    /// [`collation`](crate::collation)).
+    pub collation: Option<IndexCollation>,
     /// Which attribute declared it.
     pub origin: IndexOrigin,
 }
@@ -76,6 +84,7 @@ impl IndexSpec {
             expire_after: None,
             partial_filter: None,
             hidden: false,
+            collation: None,
             origin,
         }
     }
@@ -97,6 +106,7 @@ impl IndexSpec {
             .expire_after(self.expire_after)
             .partial_filter_expression(self.partial_filter.clone())
             .hidden(self.hidden.then_some(true))
+            .collation(self.collation.as_ref().map(IndexCollation::to_driver))
             .build();
         mongodb::IndexModel::builder()
             .keys(self.key_document())
@@ -116,6 +126,9 @@ impl fmt::Display for IndexSpec {
             self.expire_after,
             self.partial_filter.as_ref(),
         )?;
+        if let Some(collation) = &self.collation {
+            write!(f, " {collation}")?;
+        }
         if self.hidden {
             f.write_str(" hidden")?;
         }

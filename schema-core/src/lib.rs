@@ -17,6 +17,7 @@
 pub mod action;
 pub mod bounded;
 mod codec;
+pub mod collation;
 mod cursor;
 pub mod delete_policy;
 pub mod diagram;
@@ -111,6 +112,7 @@ pub mod __private {
         assert_bounded, assert_bounded_items, AsField, AsItem, Bounded, BoundedAt,
         BoundedCollection, Deeper, DepthBudget, Nesting, NoDepthLeft,
     };
+    pub use crate::collation::CollationDef;
     pub use crate::field::{CustomSerializer, EmbedField, Field, Keep, LinkField, RefField};
     pub use crate::growth::{Bucket, BucketSpec, Granularity, TimeSeriesSpec};
     pub use crate::id::{assert_link_ids, assert_reference_id, IdAccepted, IdProbe, IdRefused};

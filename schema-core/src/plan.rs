@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use bson::{Bson, Document};
 
+use crate::collation::{self, IndexCollation};
 use crate::index::{write_index, IndexSpec};
 
 /// One index as the server reports it (or as a model declares it), compared
@@ -40,6 +41,8 @@ pub struct ServerIndex {
     pub partial_filter: Option<Document>,
     /// `hidden`.
     pub hidden: bool,
+    /// The collation's locale and strength (see [`collation`]).
+    pub collation: Option<IndexCollation>,
 }
 
 impl ServerIndex {
@@ -54,6 +57,9 @@ impl ServerIndex {
             expire_after: options.and_then(|o| o.expire_after),
             partial_filter: options.and_then(|o| o.partial_filter_expression.clone()),
             hidden: options.and_then(|o| o.hidden).unwrap_or(false),
+            collation: options
+                .and_then(|o| o.collation.as_ref())
+                .map(IndexCollation::from_driver),
         }
     }
 
@@ -67,6 +73,7 @@ impl ServerIndex {
             expire_after: spec.expire_after,
             partial_filter: spec.partial_filter.clone(),
             hidden: spec.hidden,
+            collation: spec.collation.clone(),
         }
     }
 
@@ -84,6 +91,7 @@ impl ServerIndex {
             && self.expire_after == other.expire_after
             && self.partial_filter.as_ref().map(normalize_doc)
                 == other.partial_filter.as_ref().map(normalize_doc)
+            && collation::same(self.collation.as_ref(), other.collation.as_ref())
     }
 }
 
@@ -98,6 +106,9 @@ impl fmt::Display for ServerIndex {
             self.expire_after,
             self.partial_filter.as_ref(),
         )?;
+        if let Some(collation) = &self.collation {
+            write!(f, " {collation}")?;
+        }
         if self.hidden {
             f.write_str(" hidden")?;
         }
@@ -234,10 +245,11 @@ pub enum Action {
     ConflictingIndex {
         /// Collection name.
         collection: String,
-        /// What the server has.
-        server: ServerIndex,
+        /// What the server has (boxed: the two indexes are most of an
+        /// action's size).
+        server: Box<ServerIndex>,
         /// What the model declares.
-        wanted: IndexSpec,
+        wanted: Box<IndexSpec>,
     },
     /// An index on the server that no model declares. Reported; dropped only
     /// when asked.
@@ -455,8 +467,8 @@ pub(crate) fn diff_indexes(
                 if found.name != want.name || !found.same_definition(&want) {
                     actions.push(Action::ConflictingIndex {
                         collection: collection.to_owned(),
-                        server: found.clone(),
-                        wanted: spec.clone(),
+                        server: Box::new(found.clone()),
+                        wanted: Box::new(spec.clone()),
                     });
                 } else if found.hidden != want.hidden {
                     actions.push(Action::IndexVisibility {
@@ -534,6 +546,7 @@ mod tests {
             expire_after: None,
             partial_filter: None,
             hidden: false,
+            collation: None,
         }
     }
 

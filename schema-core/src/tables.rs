@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use bson::{Bson, Document};
 
+use crate::collation::CollationDef;
 use crate::index::{Direction, IndexOrigin, IndexSpec};
 use crate::validator::{object_schema, with_max_items, Property};
 
@@ -45,6 +46,8 @@ pub struct IndexDef {
     pub expire_after: Option<u64>,
     /// `partialFilterExpression`, one condition per stored key.
     pub partial: &'static [(&'static str, PartialDef)],
+    /// `collation(...)`.
+    pub collation: Option<CollationDef>,
 }
 
 impl IndexDef {
@@ -59,6 +62,7 @@ impl IndexDef {
             hidden: false,
             expire_after: None,
             partial: &[],
+            collation: None,
         }
     }
 
@@ -76,6 +80,7 @@ impl IndexDef {
         spec.unique = self.unique;
         spec.sparse = self.sparse;
         spec.hidden = self.hidden;
+        spec.collation = self.collation.as_ref().map(CollationDef::to_collation);
         spec.expire_after = self.expire_after.map(Duration::from_secs);
         if !self.partial.is_empty() {
             let filter = self

@@ -9,7 +9,8 @@ use syn::ext::IdentExt;
 use syn::{DeriveInput, Ident, Member, Type};
 
 use crate::attr::{
-    self, ContainerAttrs, CopyAttr, Dir, FieldKind, KeyName, PartialTest, StorageAttr,
+    self, CollationAttr, ContainerAttrs, CopyAttr, Dir, FieldKind, KeyName, PartialTest,
+    StorageAttr,
 };
 use crate::ctxt::Ctxt;
 use crate::serde::{self as serde_attr, RenameRule, SerdeContainer, SerdeField};
@@ -285,6 +286,7 @@ impl<'a> Input<'a> {
             }
             index.sparse = declared.sparse;
             index.hidden = declared.hidden;
+            index.collation = declared.collation.as_ref();
             index.expire_after = declared.expire_after.map(|(secs, _)| secs);
             index.partial = declared
                 .partial
@@ -331,6 +333,7 @@ pub struct Index<'a> {
     pub hidden: bool,
     pub expire_after: Option<u64>,
     pub partial: Vec<(String, &'a PartialTest)>,
+    pub collation: Option<&'a CollationAttr>,
     pub origin: Origin,
     pub span: Span,
     /// The last key is the `_id` a reference index adds after its own keys.
@@ -349,6 +352,7 @@ impl Index<'_> {
             hidden: false,
             expire_after: None,
             partial: Vec::new(),
+            collation: None,
             origin,
             span,
             tie_break: false,

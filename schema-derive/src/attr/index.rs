@@ -1,5 +1,5 @@
 //! The index grammar: `index(keys(...), name = "...", unique, sparse, hidden,
-//! expire_after = N, partial(...))` in `#[document(...)]`, its key lists
+//! expire_after = N, partial(...), collation(...))` in `#[document(...)]`, its key lists
 //! (also read by `#[reference(sort(...))]`) and its partial filters.
 
 use proc_macro2::{Span, TokenStream};
@@ -9,9 +9,10 @@ use syn::meta::ParseNestedMeta;
 use syn::parse::ParseStream;
 use syn::{Ident, Lit, LitStr, Token};
 
+use super::collation::{collation, CollationAttr};
 use super::keywords::{
-    ASC, DESC, EQ, EXISTS, EXPIRE_AFTER, GT, GTE, HIDDEN, INDEX, INDEX_KEYS, KEYS, LT, LTE, NAME,
-    PARTIAL, PARTIAL_OPS, SPARSE, TYPE, UNIQUE,
+    ASC, COLLATION, DESC, EQ, EXISTS, EXPIRE_AFTER, GT, GTE, HIDDEN, INDEX, INDEX_KEYS, KEYS, LT,
+    LTE, NAME, PARTIAL, PARTIAL_OPS, SPARSE, TYPE, UNIQUE,
 };
 use super::list::{drain, for_each_nested_key, unknown_key};
 use super::value::{flag, in_parens, int_value, parens, parse_written, str_value, Written};
@@ -131,6 +132,8 @@ pub struct IndexAttr {
     /// Seconds, with the span of the value.
     pub expire_after: Option<(u64, Span)>,
     pub partial: Vec<PartialCond>,
+    /// `collation(locale = "en", strength = 2)`.
+    pub collation: Option<CollationAttr>,
 }
 
 /// `asc`, `desc`, `1` or `-1`.
@@ -314,6 +317,7 @@ pub(super) fn index(cx: &Ctxt, meta: &ParseNestedMeta, span: Span) -> Option<Ind
         hidden: false,
         expire_after: None,
         partial: Vec::new(),
+        collation: None,
     };
     let mut seen_keys = false;
     for_each_nested_key(cx, meta, |inner, name, kspan| match name {
@@ -352,6 +356,7 @@ pub(super) fn index(cx: &Ctxt, meta: &ParseNestedMeta, span: Span) -> Option<Ind
                 out.partial = conds;
             }
         }
+        COLLATION => out.collation = collation(cx, inner, kspan),
         _ => unknown_key(cx, INDEX, name, kspan, INDEX_KEYS),
     });
     if !seen_keys {

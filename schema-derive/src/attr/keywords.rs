@@ -50,6 +50,11 @@ pub const SPARSE: &str = "sparse";
 pub const HIDDEN: &str = "hidden";
 pub const EXPIRE_AFTER: &str = "expire_after";
 pub const PARTIAL: &str = "partial";
+pub const COLLATION: &str = "collation";
+
+// `collation(...)` keys.
+pub const LOCALE: &str = "locale";
+pub const STRENGTH: &str = "strength";
 
 // `partial(field(op = value))` operators.
 pub const EXISTS: &str = "exists";
@@ -96,7 +101,17 @@ pub(super) const DOCUMENT_KEYS: &[&str] = &[
 ];
 pub(super) const TIMESERIES_KEYS: &[&str] = &[TIME, META, GRANULARITY, SPAN, EXPIRE_AFTER];
 pub(super) const BUCKET_KEYS: &[&str] = &[PARENT, ITEMS, COUNT, SEQ];
-pub(super) const INDEX_KEYS: &[&str] = &[KEYS, NAME, UNIQUE, SPARSE, HIDDEN, EXPIRE_AFTER, PARTIAL];
+pub(super) const INDEX_KEYS: &[&str] = &[
+    KEYS,
+    NAME,
+    UNIQUE,
+    SPARSE,
+    HIDDEN,
+    EXPIRE_AFTER,
+    PARTIAL,
+    COLLATION,
+];
+pub(super) const COLLATION_KEYS: &[&str] = &[LOCALE, STRENGTH];
 pub(super) const PARTIAL_OPS: &[&str] = &[EXISTS, EQ, GT, GTE, LT, LTE, TYPE];
 pub(super) const EMBED_KEYS: &[&str] = &[MAX, KEEP, HISTORY, UNBOUNDED];
 pub(super) const REFERENCE_KEYS: &[&str] = &[INDEX, UNIQUE, TO, SORT, ON_DELETE];

@@ -12,12 +12,13 @@
 //!   found;
 //! - [`value`] reads one key's value (flag, integer, string, type, list);
 //! - [`index`] is the index grammar (`index(...)`, key lists, partial
-//!   filters);
+//!   filters), [`collation`] an index's `collation(...)`;
 //! - [`container`] parses `#[document(...)]`;
 //! - [`field`] parses `#[embed(...)]`, `#[reference(...)]` and
 //!   `#[many_to_many(...)]`.
 
 mod bucket;
+mod collation;
 mod container;
 mod copy;
 mod field;
@@ -31,6 +32,7 @@ mod value;
 mod tests;
 
 pub use bucket::{describe as describe_bucket_role, BucketAttr};
+pub use collation::CollationAttr;
 pub use container::{container, ContainerAttrs};
 pub use copy::{copy, CopyAttr, CopyKind};
 pub use field::{

@@ -49,6 +49,17 @@ pub fn expand(input: &Input) -> TokenStream {
             let filter = partial_filter(&p, &index.partial);
             options.push(quote!(partial: #filter,));
         }
+        if let Some(collation) = index.collation {
+            let locale = &collation.locale;
+            let strength = match collation.strength {
+                Some(n) => quote!(#p::Some(#n)),
+                None => quote!(#p::None),
+            };
+            options.push(quote!(collation: #p::Some(#p::CollationDef {
+                locale: #locale,
+                strength: #strength,
+            }),));
+        }
         let plain = quote!(#p::IndexDef::new(&[#(#keys),*], #origin));
         if options.is_empty() {
             plain

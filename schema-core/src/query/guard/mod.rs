@@ -180,10 +180,12 @@ fn model_of<M: Document>() -> &'static Model {
     crate::once::per_model::<M, Model>(|| {
         let mut indexes = vec![Index::id()];
         // A hidden index serves nothing: the server's planner ignores it.
+        // Nor does a collated one: a query uses it only with the same
+        // collation, and the framework's queries carry none.
         indexes.extend(
             crate::once::indexes::<M>()
                 .iter()
-                .filter(|spec| !spec.hidden)
+                .filter(|spec| !spec.hidden && spec.collation.is_none())
                 .cloned()
                 .map(Index::of),
         );

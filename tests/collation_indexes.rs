@@ -1,0 +1,169 @@
+//! Collated indexes (`#[document(index(keys(email = asc), unique,
+//! collation(locale = "en", strength = 2)))]`): setup creates the index
+//! with its collation, the plan finds nothing to do the second time (the
+//! server lists every option of the collation; only the declared ones are
+//! compared), a second email differing only in case is refused as a
+//! duplicate, the guard does not count on the index for the framework's
+//! queries (they carry no collation, and the server scans without it), and
+//! the same keys without the collation, or with another strength, are drift.
+
+mod support;
+
+use bson::{doc, Document as BsonDocument};
+use schema_core::prelude::*;
+use schema_core::{Error, Schema};
+use serde::{Deserialize, Serialize};
+
+/// Emails unique whatever their case.
+#[derive(Document, Serialize, Deserialize, Debug, Clone)]
+#[document(
+    collection = "members",
+    index(keys(email = asc), unique, collation(locale = "en", strength = 2))
+)]
+struct Member {
+    #[serde(rename = "_id")]
+    id: String,
+    email: String,
+}
+
+/// The same index, case counting (the default strength, 3).
+#[derive(Document, Serialize, Deserialize, Debug, Clone)]
+#[document(
+    collection = "members",
+    index(keys(email = asc), unique, collation(locale = "en"))
+)]
+struct MemberCaseSensitive {
+    #[serde(rename = "_id")]
+    id: String,
+    email: String,
+}
+
+/// The same keys with no collation.
+#[derive(Document, Serialize, Deserialize, Debug, Clone)]
+#[document(collection = "members", index(keys(email = asc), unique))]
+struct MemberPlain {
+    #[serde(rename = "_id")]
+    id: String,
+    email: String,
+}
+
+async fn listed_email_index(db: &mongodb::Database) -> BsonDocument {
+    db.run_command(doc! { "listIndexes": "members" })
+        .await
+        .unwrap()
+        .get_document("cursor")
+        .unwrap()
+        .get_array("firstBatch")
+        .unwrap()
+        .iter()
+        .filter_map(|i| i.as_document().cloned())
+        .find(|i| i.get_str("name").is_ok_and(|n| n == "email_1"))
+        .expect("email_1 listed")
+}
+
+#[tokio::test]
+async fn a_collated_unique_index_is_created_kept_in_sync_and_enforced() {
+    let (client, log) = support::counting_client().await;
+    let db = support::fresh_db(&client, "collation_indexes").await;
+    let schema = Schema::new().with::<Member>();
+    let plan = schema.plan(&db).await.unwrap();
+    assert!(
+        plan.to_string()
+            .contains("email_1 { \"email\": 1 } unique collation={locale: en, strength: 2}"),
+        "{plan}"
+    );
+    schema.sync(&db).await.unwrap();
+    let listed = listed_email_index(&db).await;
+    let collation = listed.get_document("collation").expect("a collation");
+    assert_eq!(collation.get_str("locale").unwrap(), "en");
+    assert_eq!(collation.get_i32("strength").unwrap(), 2);
+    let second = schema.plan(&db).await.unwrap();
+    assert!(second.is_empty(), "in sync the second time: {second}");
+    assert!(schema.sync(&db).await.unwrap().applied.is_empty());
+
+    // Unique whatever the case: the second insert is refused, not stored.
+    let members = Repo::<Member>::new(&db);
+    members
+        .insert(&Member {
+            id: "m1".into(),
+            email: "Ann@Example.org".into(),
+        })
+        .await
+        .unwrap();
+    let err = members
+        .insert(&Member {
+            id: "m2".into(),
+            email: "ann@EXAMPLE.ORG".into(),
+        })
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::DuplicateKey { .. }), "{err}");
+    let stored = db
+        .collection::<BsonDocument>("members")
+        .count_documents(doc! {})
+        .await
+        .unwrap();
+    assert_eq!(stored, 1);
+
+    // The framework's queries carry no collation, so the index serves none
+    // of them: the guard refuses before sending, and the server agrees it
+    // would scan.
+    log.clear();
+    let ann = "Ann@Example.org".to_owned();
+    let err = members
+        .find(Member::FIELDS.email.eq(&ann))
+        .all()
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Unindexed { .. }), "{err}");
+    assert_eq!(log.count(), 0, "nothing sent");
+    let plan = members
+        .find(Member::FIELDS.email.eq(&ann))
+        .scan()
+        .explain()
+        .await
+        .unwrap();
+    assert!(plan.is_collscan(), "{plan}");
+}
+
+#[tokio::test]
+async fn another_collation_on_the_same_keys_is_drift() {
+    let (client, _log) = support::counting_client().await;
+    let db = support::fresh_db(&client, "collation_drift").await;
+    Schema::new().with::<Member>().sync(&db).await.unwrap();
+    for plan in [
+        Schema::new()
+            .with::<MemberCaseSensitive>()
+            .plan(&db)
+            .await
+            .unwrap(),
+        Schema::new().with::<MemberPlain>().plan(&db).await.unwrap(),
+    ] {
+        assert!(!plan.is_empty(), "drift expected");
+        assert!(
+            plan.to_string()
+                .contains("collation={locale: en, strength: 2}"),
+            "the plan names the server's collation: {plan}"
+        );
+    }
+    // Replaced on request; then a collation with no strength is in sync
+    // with the server's listing of it (strength 3, every other option
+    // filled in).
+    let case_sensitive = Schema::new().with::<MemberCaseSensitive>();
+    let options = schema_core::SyncOptions {
+        replace_conflicting: true,
+        ..Default::default()
+    };
+    case_sensitive.sync_with(&db, options).await.unwrap();
+    let listed = listed_email_index(&db).await;
+    assert_eq!(
+        listed
+            .get_document("collation")
+            .unwrap()
+            .get_i32("strength")
+            .unwrap(),
+        3
+    );
+    let again = case_sensitive.plan(&db).await.unwrap();
+    assert!(again.is_empty(), "{again}");
+}
