@@ -6,9 +6,9 @@ use syn::ext::IdentExt;
 use syn::meta::ParseNestedMeta;
 use syn::Ident;
 
-use super::keywords::{BUCKET_KEYS, COUNT, ITEMS, PARENT, SEQ};
+use super::keywords::{BUCKET, BUCKET_KEYS, COUNT, ITEMS, PARENT, SEQ};
 use super::list::{for_each_nested_key, unknown_key};
-use super::value::value;
+use super::value::{is_list, value};
 use crate::ctxt::Ctxt;
 
 /// `bucket(...)`: the Rust names of the fields that hold the parent's id,
@@ -38,11 +38,13 @@ impl BucketAttr {
 /// Parses `bucket(...)`; every role must be named (each missing one is
 /// reported on `bucket`).
 pub(super) fn bucket(cx: &Ctxt, meta: &ParseNestedMeta, span: Span) -> Option<BucketAttr> {
-    if !meta.input.peek(syn::token::Paren) {
-        cx.error_at(
-            span,
-            "`bucket` takes a list: `bucket(parent = room_id, items = messages, count = count, seq = seq)`",
-        );
+    if !is_list(
+        cx,
+        meta,
+        BUCKET,
+        span,
+        "parent = room_id, items = messages, count = count, seq = seq",
+    ) {
         return None;
     }
     let mut out = BucketAttr {

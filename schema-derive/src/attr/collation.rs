@@ -6,7 +6,7 @@ use syn::meta::ParseNestedMeta;
 
 use super::keywords::{COLLATION, COLLATION_KEYS, LOCALE, STRENGTH};
 use super::list::{for_each_nested_key, unknown_key};
-use super::value::{int_value, str_value};
+use super::value::{int_value, is_list, str_value};
 use crate::ctxt::Ctxt;
 
 /// The strengths ICU knows: 1 (base letters) to 5 (identical).
@@ -21,11 +21,7 @@ pub struct CollationAttr {
 /// `collation(locale = "...", strength = N)`; `None` (with every mistake
 /// reported) when it is not a list or names no locale.
 pub(super) fn collation(cx: &Ctxt, meta: &ParseNestedMeta, span: Span) -> Option<CollationAttr> {
-    if !meta.input.peek(syn::token::Paren) {
-        cx.error_at(
-            span,
-            "`collation` takes a list: `collation(locale = \"en\", strength = 2)`",
-        );
+    if !is_list(cx, meta, COLLATION, span, "locale = \"en\", strength = 2") {
         return None;
     }
     let mut locale = None;

@@ -15,7 +15,9 @@ use super::keywords::{
     LTE, NAME, PARTIAL, PARTIAL_OPS, SPARSE, TYPE, UNIQUE,
 };
 use super::list::{drain, for_each_nested_key, unknown_key};
-use super::value::{flag, in_parens, int_value, parens, parse_written, str_value, Written};
+use super::value::{
+    flag, in_parens, int_value, is_list, parens, parse_written, str_value, Written,
+};
 use crate::ctxt::Ctxt;
 use crate::suggest;
 
@@ -301,11 +303,13 @@ fn parse_partial(input: ParseStream) -> syn::Result<Vec<PartialCond>> {
 
 /// `index(keys(...), name = "...", unique, sparse, hidden, expire_after = N, partial(...))`.
 pub(super) fn index(cx: &Ctxt, meta: &ParseNestedMeta, span: Span) -> Option<IndexAttr> {
-    if !meta.input.peek(syn::token::Paren) {
-        cx.error_at(
-            span,
-            "`index` takes a list: `index(keys(field = asc, other = desc), unique)`",
-        );
+    if !is_list(
+        cx,
+        meta,
+        INDEX,
+        span,
+        "keys(field = asc, other = desc), unique",
+    ) {
         return None;
     }
     let mut out = IndexAttr {

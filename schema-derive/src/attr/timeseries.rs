@@ -7,9 +7,9 @@ use syn::ext::IdentExt;
 use syn::meta::ParseNestedMeta;
 use syn::{Ident, LitStr};
 
-use super::keywords::{EXPIRE_AFTER, GRANULARITY, META, SPAN, TIME, TIMESERIES_KEYS};
+use super::keywords::{EXPIRE_AFTER, GRANULARITY, META, SPAN, TIME, TIMESERIES, TIMESERIES_KEYS};
 use super::list::{for_each_nested_key, unknown_key};
-use super::value::{int_value, str_value, value};
+use super::value::{int_value, is_list, str_value, value};
 use crate::ctxt::Ctxt;
 
 /// The longest bucket span MongoDB takes (`bucketMaxSpanSeconds`): a year.
@@ -31,11 +31,7 @@ pub struct TimeSeriesAttr {
 
 /// Parses `timeseries(...)`.
 pub(super) fn timeseries(cx: &Ctxt, meta: &ParseNestedMeta, span: Span) -> Option<TimeSeriesAttr> {
-    if !meta.input.peek(syn::token::Paren) {
-        cx.error_at(
-            span,
-            "`timeseries` takes a list: `timeseries(time = at, meta = sensor)`",
-        );
+    if !is_list(cx, meta, TIMESERIES, span, "time = at, meta = sensor") {
         return None;
     }
     let mut out = TimeSeriesAttr {

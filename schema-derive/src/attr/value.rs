@@ -203,6 +203,22 @@ pub(super) fn parens<'a>(input: ParseStream<'a>) -> syn::Result<ParseBuffer<'a>>
     Ok(content)
 }
 
+/// Whether `name` is followed by a list; when not, says so on `name`
+/// with an example, `name(example)`.
+pub(super) fn is_list(
+    cx: &Ctxt,
+    meta: &ParseNestedMeta,
+    name: &str,
+    span: Span,
+    example: &str,
+) -> bool {
+    let list = meta.input.peek(syn::token::Paren);
+    if !list {
+        cx.error_at(span, format!("`{name}` takes a list: `{name}({example})`"));
+    }
+    list
+}
+
 /// Runs a parser over `key(...)`'s parenthesized content; on a syntax error
 /// reports it and skips the rest of the group.
 pub(super) fn in_parens<T>(
@@ -213,8 +229,7 @@ pub(super) fn in_parens<T>(
     example: &str,
     parse: impl FnOnce(ParseStream) -> syn::Result<T>,
 ) -> Option<T> {
-    if !meta.input.peek(syn::token::Paren) {
-        cx.error_at(span, format!("`{name}` takes a list: `{name}({example})`"));
+    if !is_list(cx, meta, name, span, example) {
         return None;
     }
     let content = match parens(meta.input) {
