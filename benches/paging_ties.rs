@@ -71,6 +71,7 @@ fn old_shape(seen: &[String]) -> FindShape {
         limit: Some(i64::from(PAGE)),
         projection: None,
         hint: Some(Bson::String(OLD_INDEX.to_owned())),
+        collation: None,
     }
 }
 

@@ -3,10 +3,12 @@
 //! compares strings case-insensitively, so `Ann@example.org` and
 //! `ann@EXAMPLE.org` cannot both be stored.
 //!
-//! A query uses a collated index only when it carries the same collation;
-//! the framework's queries carry none, so the index guard counts on a
-//! collated index for none of them (a query on its keys needs another
-//! index, or is refused before it is sent). Setup creates the index with
+//! A query uses a collated index only when it carries the same collation
+//! ([`Find::collation`](crate::query::Find::collation)): the index guard
+//! counts on a collated index only for a query with the same collation, and
+//! on the other indexes only for a query without one. A query on its keys
+//! without the collation needs another index, or is refused before it is
+//! sent. Setup creates the index with
 //! its collation, and the plan compares what the model declares with what
 //! `listIndexes` returns: the server lists every option of a collation
 //! (`caseLevel`, `alternate`, its ICU `version`...), of which only the
@@ -52,7 +54,31 @@ impl CollationDef {
 }
 
 impl IndexCollation {
-    /// The driver's form, for `createIndexes`.
+    /// A collation of `locale` at the server's default strength (3).
+    pub fn new(locale: impl Into<String>) -> Self {
+        IndexCollation {
+            locale: locale.into(),
+            strength: None,
+        }
+    }
+
+    /// The same at `strength` (1: base letters only, 2: accents count too,
+    /// 3: case too...).
+    pub fn strength(mut self, strength: u32) -> Self {
+        self.strength = Some(strength);
+        self
+    }
+
+    /// The command form, `{locale, strength}` (for `explain`).
+    pub(crate) fn to_document(&self) -> bson::Document {
+        let mut doc = bson::doc! { "locale": self.locale.as_str() };
+        if let Some(strength) = self.strength {
+            doc.insert("strength", i32::try_from(strength).unwrap_or(i32::MAX));
+        }
+        doc
+    }
+
+    /// The driver's form, for `createIndexes` and queries.
     pub(crate) fn to_driver(&self) -> Collation {
         let strength = self
             .strength

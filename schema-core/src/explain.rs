@@ -147,6 +147,8 @@ pub struct FindShape {
     pub projection: Option<BsonDocument>,
     /// An index hint: the index's key document, or its name as a string.
     pub hint: Option<Bson>,
+    /// The collation, if any (`{locale, strength}`).
+    pub collation: Option<BsonDocument>,
 }
 
 impl FindShape {
@@ -164,6 +166,9 @@ impl FindShape {
         }
         if let Some(hint) = &self.hint {
             find.insert("hint", hint.clone());
+        }
+        if let Some(collation) = &self.collation {
+            find.insert("collation", collation.clone());
         }
         find
     }

@@ -467,6 +467,7 @@ impl<'a, M: Bucket> BucketItems<'a, M> {
             limit: Some(i64::from(size.div_ceil(spec.max.max(1)).saturating_add(1))),
             projection: Some(doc! { spec.seq: 1, spec.items: 1, "_id": 0 }),
             hint: None,
+            collation: None,
         };
         explain_find(self.buckets.repo.database(), M::COLLECTION, &shape).await
     }

@@ -10,6 +10,7 @@ use futures_util::{StreamExt, TryStreamExt};
 use mongodb::ClientSession;
 
 use crate::action::Action;
+use crate::collation::IndexCollation;
 use crate::error::{Error, Result};
 use crate::explain::{explain_find, FindShape, PlanSummary};
 use crate::filter::Filter;
@@ -76,6 +77,7 @@ impl<M: Document> Repo<M> {
             session: None,
             after: None,
             served: None,
+            collation: None,
             _view: PhantomData,
         }
     }
@@ -150,6 +152,8 @@ pub struct Find<'a, M: Document, P = M> {
     after: Option<Cursor>,
     /// The indexes the guard found serving the query, once it ran.
     served: Option<Served>,
+    /// The collation the query is sent with (see [`collation`](Self::collation)).
+    collation: Option<IndexCollation>,
     _view: PhantomData<fn() -> P>,
 }
 
@@ -186,6 +190,18 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     /// stream is about one batch); [`DEFAULT_BATCH_SIZE`] (1,000) when not set.
     pub fn batch_size(mut self, n: u32) -> Self {
         self.batch_size = Some(n);
+        self
+    }
+
+    /// Sends the query with `collation`, so that string comparisons follow
+    /// it (`IndexCollation::new("en").strength(2)`: case ignored) and an
+    /// index with the same collation serves it. The index guard then counts
+    /// only on indexes with this collation: one declared with
+    /// `#[document(index(keys(email = asc), collation(locale = "en",
+    /// strength = 2)))]` serves `email.eq(..)` sent with it, and no index
+    /// without a collation does (see [`collation`](crate::collation)).
+    pub fn collation(mut self, collation: IndexCollation) -> Self {
+        self.collation = Some(collation);
         self
     }
 
@@ -354,6 +370,9 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
                     if let Some(projection) = &projection {
                         find = find.projection(projection.clone());
                     }
+                    if let Some(collation) = &self.collation {
+                        find = find.collation(collation.to_driver());
+                    }
                     let note = |doc: &RawDocument| {
                         tail.note(doc);
                         each(doc)
@@ -379,6 +398,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
             session: self.session,
             after: self.after,
             served: self.served,
+            collation: self.collation,
             _view: PhantomData,
         }
     }
@@ -413,6 +433,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
             limit: self.limit.map(|n| i64::try_from(n).unwrap_or(i64::MAX)),
             projection: P::projection(),
             hint: None,
+            collation: self.collation.as_ref().map(IndexCollation::to_document),
         };
         explain_find(self.repo.database(), M::COLLECTION, &shape).await
     }
@@ -425,7 +446,11 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     fn checked_filter(&mut self) -> Result<BsonDocument> {
         let filter = std::mem::replace(&mut self.filter, Ok(BsonDocument::new()))?;
         if !self.scan {
-            self.served = Some(guard::plan::<M>(&filter, self.sort.as_ref())?);
+            self.served = Some(guard::plan_with::<M>(
+                &filter,
+                self.sort.as_ref(),
+                self.collation.as_ref(),
+            )?);
         }
         Ok(filter)
     }
@@ -465,6 +490,9 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         if let Some(sort) = self.sort.take() {
             find = find.sort(sort);
         }
+        if let Some(collation) = &self.collation {
+            find = find.collation(collation.to_driver());
+        }
         if let Some(projection) = P::projection() {
             find = find.projection(projection);
         }
@@ -481,6 +509,9 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         let mut find = raw.find(filter);
         if let Some(sort) = self.sort.take() {
             find = find.sort(sort);
+        }
+        if let Some(collation) = &self.collation {
+            find = find.collation(collation.to_driver());
         }
         if let Some(n) = self.limit {
             find = find.limit(i64::try_from(n).unwrap_or(i64::MAX));
@@ -536,6 +567,13 @@ impl<'a, M: Document, P: Projection<M>> FindOne<'a, M, P> {
     pub fn scan(self) -> Self {
         FindOne {
             find: self.find.scan(),
+        }
+    }
+
+    /// Sends the query with `collation` (see [`Find::collation`]).
+    pub fn collation(self, collation: IndexCollation) -> Self {
+        FindOne {
+            find: self.find.collation(collation),
         }
     }
 

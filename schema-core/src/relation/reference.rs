@@ -326,6 +326,7 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
             limit: Some(i64::from(self.size)),
             projection: None,
             hint: self.hinted.then(|| Bson::Document(self.index_keys())),
+            collation: None,
         }
     }
 

@@ -261,6 +261,7 @@ impl<L: Document, R: Document> Through<L, R> {
             limit: Some(i64::from(limit.max(1))),
             projection: Some(doc! { "_id": 0, other: 1 }),
             hint: Some(Bson::Document(doc! { key: 1, other: 1 })),
+            collation: None,
         }
     }
 

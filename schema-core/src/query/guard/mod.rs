@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 
 use bson::{Bson, Document as BsonDocument};
 
+use crate::collation::IndexCollation;
 use crate::error::{Error, QueryFields, Result};
 use crate::index::Direction;
 use crate::model::Document;
@@ -71,6 +72,16 @@ pub(crate) fn plan<M: Document>(
     filter: &BsonDocument,
     sort: Option<&BsonDocument>,
 ) -> Result<Served> {
+    plan_with::<M>(filter, sort, None)
+}
+
+/// [`plan`] for a query sent with `collation`: only indexes with the same
+/// collation serve it (and without one, only indexes without one).
+pub(crate) fn plan_with<M: Document>(
+    filter: &BsonDocument,
+    sort: Option<&BsonDocument>,
+    collation: Option<&IndexCollation>,
+) -> Result<Served> {
     let model = model_of::<M>();
     let sort = match sort.map(parse_sort).transpose() {
         Ok(sort) => sort.unwrap_or_default(),
@@ -79,7 +90,7 @@ pub(crate) fn plan<M: Document>(
     let mut indexes: Vec<&'static ServingIndex> = Vec::with_capacity(1);
     let branches = branches(filter, model.has_partial);
     for branch in &branches {
-        match model.serving(branch, &sort) {
+        match model.serving(branch, &sort, collation) {
             Some(index) => {
                 if !indexes.iter().any(|i| std::ptr::eq(*i, &index.serving)) {
                     indexes.push(&index.serving);
@@ -109,6 +120,9 @@ struct Index {
     partial: Option<BsonDocument>,
     /// The partial filter's fields that are not keys of the index.
     filter_fields: Vec<String>,
+    /// Its collation: it serves only queries with the same one (and an
+    /// index without one only queries without one).
+    collation: Option<IndexCollation>,
     serving: ServingIndex,
 }
 
@@ -156,12 +170,19 @@ impl Index {
             unique: spec.unique,
             sparse: spec.sparse,
             partial: spec.partial_filter,
+            collation: spec.collation,
             serving: ServingIndex {
                 keys,
                 name,
                 implicit: false,
             },
         }
+    }
+
+    /// Whether a query sent with `collation` can use the index: the same
+    /// collation, or none on either side.
+    fn collates(&self, collation: Option<&IndexCollation>) -> bool {
+        crate::collation::same(self.collation.as_ref(), collation)
     }
 
     /// Whether the index holds every document `branch` matches: a sparse
@@ -180,12 +201,10 @@ fn model_of<M: Document>() -> &'static Model {
     crate::once::per_model::<M, Model>(|| {
         let mut indexes = vec![Index::id()];
         // A hidden index serves nothing: the server's planner ignores it.
-        // Nor does a collated one: a query uses it only with the same
-        // collation, and the framework's queries carry none.
         indexes.extend(
             crate::once::indexes::<M>()
                 .iter()
-                .filter(|spec| !spec.hidden && spec.collation.is_none())
+                .filter(|spec| !spec.hidden)
                 .cloned()
                 .map(Index::of),
         );
@@ -261,9 +280,11 @@ impl Model {
         &'static self,
         branch: &Branch,
         sort: &[(String, Direction)],
+        collation: Option<&IndexCollation>,
     ) -> Option<&'static Index> {
         let point = |index: &&Index| {
             index.unique
+                && index.collates(collation)
                 && index.holds_all_of(branch)
                 && index
                     .keys
@@ -278,7 +299,7 @@ impl Model {
         }
         let plain = Shape::of(self, branch, sort, &[]);
         self.indexes.iter().find(|index| {
-            if !index.holds_all_of(branch) {
+            if !index.collates(collation) || !index.holds_all_of(branch) {
                 return false;
             }
             // Conditions on a partial index's filter fields (not its keys)
@@ -532,7 +553,7 @@ mod tests {
         let m: &'static Model = POSTS.get_or_init(posts);
         branches(&filter, true)
             .iter()
-            .all(|b| m.serving(b, &sort).is_some())
+            .all(|b| m.serving(b, &sort, None).is_some())
     }
 
     #[test]
