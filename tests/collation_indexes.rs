@@ -57,16 +57,8 @@ fn refused<T: std::fmt::Debug>(log: &schema_testkit::CommandLog, result: Result<
 }
 
 async fn listed_email_index(db: &mongodb::Database) -> BsonDocument {
-    db.run_command(doc! { "listIndexes": "members" })
+    support::listed_index(db, "members", "email_1")
         .await
-        .unwrap()
-        .get_document("cursor")
-        .unwrap()
-        .get_array("firstBatch")
-        .unwrap()
-        .iter()
-        .filter_map(|i| i.as_document().cloned())
-        .find(|i| i.get_str("name").is_ok_and(|n| n == "email_1"))
         .expect("email_1 listed")
 }
 

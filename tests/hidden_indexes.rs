@@ -5,7 +5,7 @@
 
 mod support;
 
-use bson::{doc, Document as BsonDocument};
+use bson::doc;
 use schema_core::plan::Action;
 use schema_core::prelude::*;
 use schema_core::{Error, Schema};
@@ -30,20 +30,7 @@ struct TaskVisible {
 }
 
 async fn hidden_on_server(db: &mongodb::Database) -> Option<bool> {
-    let indexes: Vec<BsonDocument> = db
-        .run_command(doc! { "listIndexes": "tasks" })
-        .await
-        .unwrap()
-        .get_document("cursor")
-        .unwrap()
-        .get_array("firstBatch")
-        .unwrap()
-        .iter()
-        .filter_map(|i| i.as_document().cloned())
-        .collect();
-    let status = indexes
-        .iter()
-        .find(|i| i.get_str("name").is_ok_and(|n| n == "status_1"))?;
+    let status = support::listed_index(db, "tasks", "status_1").await?;
     Some(status.get_bool("hidden").unwrap_or(false))
 }
 

@@ -65,7 +65,8 @@ pub struct IndexSpec {
     /// The index's collation (`collation(locale = "en", strength = 2)`:
     /// a case-insensitive unique email). A query uses such an index only
     /// when it carries the same collation, so the index guard counts on it
-    /// for none of the queries the framework sends (see
+    /// only for a query sent with it
+    /// ([`Find::collation`](crate::query::Find::collation); see
     /// [`collation`](crate::collation)).
     pub collation: Option<IndexCollation>,
     /// Which attribute declared it.

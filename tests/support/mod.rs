@@ -59,3 +59,19 @@ pub async fn counting_client_with(
         Err(e) => panic!("no test server: {e}"),
     }
 }
+
+/// The index `name` of `collection` as `listIndexes` lists it (`None` when
+/// there is none).
+pub async fn listed_index(db: &Database, collection: &str, name: &str) -> Option<bson::Document> {
+    db.run_command(bson::doc! { "listIndexes": collection })
+        .await
+        .expect("listIndexes")
+        .get_document("cursor")
+        .expect("a cursor")
+        .get_array("firstBatch")
+        .expect("a first batch")
+        .iter()
+        .filter_map(|i| i.as_document())
+        .find(|i| i.get_str("name").is_ok_and(|n| n == name))
+        .cloned()
+}
