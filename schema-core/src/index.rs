@@ -26,6 +26,21 @@ impl Direction {
     }
 }
 
+/// What an index holds of its keys. New kinds (text, 2dsphere) may come,
+/// so a `match` needs a `_` arm.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum IndexKind {
+    /// Its keys in order, each ascending or descending (`{a: 1, b: -1}`):
+    /// it serves equality, ranges and sorts.
+    #[default]
+    Ordered,
+    /// One key stored as a hash of its value (`{a: "hashed"}`): it serves
+    /// equality (and `$in`) on the key, never a range or a sort; it is what
+    /// a hashed shard key needs. Never unique.
+    Hashed,
+}
+
 /// Where an index was declared, for error messages and plans. New
 /// attributes that declare indexes may add kinds, so a `match` needs a `_` arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +54,10 @@ pub enum IndexOrigin {
     Declared,
     /// `#[document(bucket(...))]`: the parent and the bucket's place, unique.
     Bucket,
+    /// `#[document(shard_key(...))]`: the index a shard key needs, when no
+    /// other declared index starts with its fields (see
+    /// [`shard`](crate::shard)).
+    ShardKey,
 }
 
 /// One index as the model declares it. Built with [`IndexSpec::new`] and its
@@ -48,6 +67,9 @@ pub enum IndexOrigin {
 pub struct IndexSpec {
     /// Stored field names with their directions, in order (order matters).
     pub keys: Vec<(String, Direction)>,
+    /// Ordered (the default) or hashed (its one key hashed; the direction
+    /// is not used).
+    pub kind: IndexKind,
     /// The name: given explicitly, or derived from the keys as the server does.
     pub name: String,
     /// `unique: true`.
@@ -79,6 +101,7 @@ impl IndexSpec {
         let name = default_name(&keys);
         IndexSpec {
             keys,
+            kind: IndexKind::Ordered,
             name,
             unique: false,
             sparse: false,
@@ -90,11 +113,27 @@ impl IndexSpec {
         }
     }
 
-    /// The key document, e.g. `{authorId: 1, at: -1}`.
+    /// A hashed index on one stored field (`{field: "hashed"}`), named as
+    /// the server would name it (`field_hashed`).
+    pub fn hashed(field: impl Into<String>, origin: IndexOrigin) -> Self {
+        let mut spec = IndexSpec::new(vec![(field.into(), Direction::Asc)], origin);
+        spec.kind = IndexKind::Hashed;
+        spec.name = name_of_key_document(&spec.key_document());
+        spec
+    }
+
+    /// The key document, e.g. `{authorId: 1, at: -1}` (`{authorId:
+    /// "hashed"}` for a hashed index).
     pub fn key_document(&self) -> Document {
         self.keys
             .iter()
-            .map(|(k, d)| (k.clone(), Bson::Int32(d.as_i32())))
+            .map(|(k, d)| {
+                let value = match self.kind {
+                    IndexKind::Hashed => Bson::String(HASHED.to_owned()),
+                    IndexKind::Ordered => Bson::Int32(d.as_i32()),
+                };
+                (k.clone(), value)
+            })
             .collect()
     }
 
@@ -174,11 +213,18 @@ pub(crate) fn default_name(keys: &[(String, Direction)]) -> String {
     name_of_key_document(&doc)
 }
 
+/// The value a hashed key holds in a key document.
+pub(crate) const HASHED: &str = "hashed";
+
 /// [`default_name`] for a key document as the server stores it, whatever
-/// numeric type holds each direction.
+/// numeric type holds each direction (a kind such as `"hashed"` is written
+/// as it is: `roomId_hashed`).
 pub(crate) fn name_of_key_document(keys: &Document) -> String {
     keys.iter()
-        .map(|(k, v)| format!("{k}_{}", direction_of(v)))
+        .map(|(k, v)| match v {
+            Bson::String(kind) => format!("{k}_{kind}"),
+            _ => format!("{k}_{}", direction_of(v)),
+        })
         .collect::<Vec<_>>()
         .join("_")
 }
@@ -207,5 +253,8 @@ mod tests {
         );
         assert_eq!(spec.name, "authorId_1_at_-1");
         assert_eq!(spec.key_document(), bson::doc! { "authorId": 1, "at": -1 });
+        let hashed = IndexSpec::hashed("roomId", IndexOrigin::ShardKey);
+        assert_eq!(hashed.name, "roomId_hashed");
+        assert_eq!(hashed.key_document(), bson::doc! { "roomId": "hashed" });
     }
 }

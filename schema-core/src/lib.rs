@@ -40,6 +40,7 @@ pub mod repo;
 pub mod schema;
 pub mod schema_depth;
 pub mod setup;
+pub mod shard;
 pub mod stamp;
 mod tables;
 pub mod timeseries;
@@ -69,7 +70,7 @@ pub use error::{Error, Result};
 pub use explain::{explain_find, FindShape, PlanSummary};
 pub use field::{EmbedField, Field, Keep, LinkField, RefField};
 pub use filter::Filter;
-pub use index::{Direction, IndexOrigin, IndexSpec};
+pub use index::{Direction, IndexKind, IndexOrigin, IndexSpec};
 pub use model::{CopySpec, Document, Embedded, OnDelete};
 pub use plan::{Action, Plan, Violators};
 pub use query::{DocStream, Find, Projection, Sort};
@@ -124,6 +125,7 @@ pub mod __private {
     pub use crate::relation::copies::{assert_copy_many, assert_copy_one};
     pub use crate::relation::Relation;
     pub use crate::schema_depth::schema_of;
+    pub use crate::shard::ShardKey;
     pub use crate::stamp::{Stamp, TimestampField, VersionField, VersionType};
     pub use crate::tables::{object_of, ConstBson, IndexDef, PartialDef, PropertyDef, Required};
     pub use crate::validator::{

@@ -88,10 +88,16 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
 
     /// Every index the model declares: the references' first (in field
     /// order), then the many-to-many arrays', then the container's
-    /// `index(...)` in the order written.
+    /// `index(...)` in the order written, then the one its shard key needs
+    /// when none of those starts with the key's fields (see
+    /// [`shard`](crate::shard)).
     fn indexes() -> Vec<IndexSpec> {
-        Self::TABLES.index_specs()
+        crate::shard::with_supporting_index(Self::TABLES.index_specs(), Self::SHARD_KEY)
     }
+
+    /// The shard key, when the model declares one
+    /// (`#[document(shard_key(...))]`, see [`shard`](crate::shard)).
+    const SHARD_KEY: Option<crate::shard::ShardKey> = None;
 
     /// The relationships the model declares (references, many-to-many arrays).
     fn relations() -> Vec<Relation> {

@@ -259,6 +259,37 @@ pub enum Action {
         /// The index.
         index: ServerIndex,
     },
+    /// On a mongos, a collection whose model declares a shard key is not
+    /// sharded: shard it (after its indexes are created), with the
+    /// commands of [`sharding_commands`](Action::sharding_commands).
+    ShardCollection {
+        /// Collection name.
+        collection: String,
+        /// `database.collection`.
+        namespace: String,
+        /// The shard key document (`{roomId: 1, n: 1}`, `{_id: "hashed"}`).
+        key: Document,
+        /// The database to `enableSharding` first (servers before 6.0).
+        enable_sharding: Option<String>,
+    },
+    /// The collection is sharded on another key than the model's. Reported
+    /// and left alone: changing a shard key moves every document, so it is
+    /// never run unasked.
+    ShardKeyDiffers {
+        /// Collection name.
+        collection: String,
+        /// `database.collection`.
+        namespace: String,
+        /// The key `config.collections` lists.
+        server: Document,
+        /// The model's key.
+        wanted: Document,
+        /// The command that would change it, to run by hand
+        /// (`refineCollectionShardKey` when the model only adds fields
+        /// after the server's key, `reshardCollection` otherwise); `None` on
+        /// a server before 5.0, which can do neither.
+        suggested: Option<Document>,
+    },
 }
 
 impl Action {
@@ -273,7 +304,25 @@ impl Action {
             | Action::CreateIndex { collection, .. }
             | Action::IndexVisibility { collection, .. }
             | Action::ConflictingIndex { collection, .. }
-            | Action::ExtraIndex { collection, .. } => collection,
+            | Action::ExtraIndex { collection, .. }
+            | Action::ShardCollection { collection, .. }
+            | Action::ShardKeyDiffers { collection, .. } => collection,
+        }
+    }
+
+    /// The commands `sync` sends to the admin database for this step, in
+    /// order, as documents: for [`Action::ShardCollection`],
+    /// `{enableSharding: db}` (servers before 6.0) then `{shardCollection:
+    /// "db.coll", key: {...}}`; nothing for the other steps.
+    pub fn sharding_commands(&self) -> Vec<Document> {
+        match self {
+            Action::ShardCollection {
+                namespace,
+                key,
+                enable_sharding,
+                ..
+            } => crate::shard::cluster::shard_commands(namespace, key, enable_sharding.as_deref()),
+            _ => Vec::new(),
         }
     }
 
@@ -285,6 +334,7 @@ impl Action {
                 | Action::ExtraIndex { .. }
                 | Action::ValidationLevel { .. }
                 | Action::TimeSeriesDiffers { .. }
+                | Action::ShardKeyDiffers { .. }
         )
     }
 
@@ -300,6 +350,8 @@ impl Action {
             Action::IndexVisibility { hidden: false, .. } => "unhide index",
             Action::ConflictingIndex { .. } => "drift: index differs",
             Action::ExtraIndex { .. } => "drift: extra index",
+            Action::ShardCollection { .. } => "shard collection",
+            Action::ShardKeyDiffers { .. } => "drift: shard key",
         }
     }
 
@@ -364,6 +416,33 @@ impl Action {
             Action::ExtraIndex { index, .. } => {
                 format!("{index} (left alone unless dropping is asked)")
             }
+            Action::ShardCollection {
+                namespace,
+                key,
+                enable_sharding,
+                ..
+            } => {
+                let first = if enable_sharding.is_some() {
+                    " (after enableSharding: the server is before 6.0)"
+                } else {
+                    ""
+                };
+                format!("{namespace} on {key}{first}")
+            }
+            Action::ShardKeyDiffers {
+                server,
+                wanted,
+                suggested,
+                ..
+            } => {
+                let how = match suggested {
+                    Some(command) => format!("to change it, run {command}"),
+                    None => "the server (before 5.0) cannot change it in place: copy the \
+                             documents to a new collection sharded on the model's key"
+                        .to_owned(),
+                };
+                format!("server: {server} | model: {wanted}; left alone: {how}")
+            }
         }
     }
 }
@@ -383,6 +462,10 @@ pub struct Plan {
     /// The schema's delete policies (see
     /// [`delete_policy`](crate::delete_policy)), printed after the steps.
     pub policies: crate::delete_policy::PolicyGraph,
+    /// The collections whose models declare a shard key, left unsharded
+    /// because the server is not a mongos (see [`shard`](crate::shard)).
+    /// Not steps: a plan with only these is in sync.
+    pub unsharded: Vec<crate::shard::Unsharded>,
 }
 
 impl Plan {
@@ -398,6 +481,15 @@ impl Plan {
 }
 
 impl Plan {
+    /// The unsharded collections, one line each (nothing when there are
+    /// none).
+    fn fmt_unsharded(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for unsharded in &self.unsharded {
+            writeln!(f, "not sharded: {unsharded}")?;
+        }
+        Ok(())
+    }
+
     /// The delete policies, one line each under a heading (nothing when
     /// there are none).
     fn fmt_policies(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -416,6 +508,7 @@ impl fmt::Display for Plan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.actions.is_empty() {
             writeln!(f, "in sync: nothing to do")?;
+            self.fmt_unsharded(f)?;
             return self.fmt_policies(f);
         }
         let rows: Vec<[String; 3]> = self
@@ -443,6 +536,7 @@ impl fmt::Display for Plan {
         for row in [&header].into_iter().chain(&rows) {
             writeln!(f, "{:w0$}  {:w1$}  {}", row[0], row[1], row[2])?;
         }
+        self.fmt_unsharded(f)?;
         self.fmt_policies(f)
     }
 }
@@ -615,7 +709,7 @@ mod tests {
         ));
         let plan = Plan {
             actions,
-            policies: Default::default(),
+            ..Plan::default()
         };
         let table = plan.to_string();
         assert!(table.contains("create index") && table.contains("drift: extra index"));

@@ -36,6 +36,8 @@ pub struct ModelInfo {
     pub relations: Vec<crate::model::Relation>,
     /// The copies its fields hold (`#[copy]`).
     pub copies: Vec<crate::model::CopySpec>,
+    /// Its shard key, when it declares one.
+    pub shard_key: Option<crate::shard::ShardKey>,
 }
 
 impl ModelInfo {
@@ -51,6 +53,7 @@ impl ModelInfo {
             on_delete: RefPolicy::of::<M>(),
             relations: M::relations(),
             copies: M::copies(),
+            shard_key: M::SHARD_KEY,
         }
     }
 }

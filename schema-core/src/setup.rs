@@ -75,7 +75,9 @@ impl Schema {
     /// existing collection, and, for each collection whose validator would
     /// change (or is checked at a level other than `strict`), a count and a
     /// `find` of the documents that fail the model's validator (a scan of
-    /// the collection: validators change rarely).
+    /// the collection: validators change rarely); and, when a model declares
+    /// a shard key, `hello` and (on a mongos) one `find` of
+    /// `config.collections` (see [`shard`](crate::shard)).
     pub async fn plan(&self, db: &Database) -> Result<Plan> {
         self.check()?;
         check_transactions(self, db).await?;
@@ -145,9 +147,12 @@ impl Schema {
                 diff_indexes(collection, &model.indexes, &server_indexes, &mut actions);
             }
         }
+        let mut unsharded = Vec::new();
+        plan_sharding(db, &models, &mut actions, &mut unsharded).await?;
         Ok(Plan {
             actions,
             policies: self.policies()?,
+            unsharded,
         })
     }
 
@@ -204,6 +209,8 @@ pub(crate) async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Re
 
     let mut report = SyncReport::default();
     let mut to_create: BTreeMap<String, Vec<mongodb::IndexModel>> = BTreeMap::new();
+    // Sharded once their indexes exist: the shard key's among them.
+    let mut to_shard = Vec::new();
     for action in plan.actions {
         let collection = action.collection().to_owned();
         let coll = db.collection::<BsonDocument>(&collection);
@@ -285,8 +292,12 @@ pub(crate) async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Re
                     .map_err(|e| Error::from_server(e, "drop index on", &collection))?;
             }
             // Never converted: reported alone.
-            Action::TimeSeriesDiffers { .. } => {
+            Action::TimeSeriesDiffers { .. } | Action::ShardKeyDiffers { .. } => {
                 report.left_alone.push(action);
+                continue;
+            }
+            Action::ShardCollection { .. } => {
+                to_shard.push(action);
                 continue;
             }
         }
@@ -298,7 +309,43 @@ pub(crate) async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Re
             .await
             .map_err(|e| Error::from_server(e, "create indexes on", &collection))?;
     }
+    for action in to_shard {
+        crate::shard::cluster::shard(db.client(), action.collection(), action.sharding_commands())
+            .await?;
+        report.applied.push(action);
+    }
     Ok(report)
+}
+
+/// The sharding steps of the models that declare a shard key: nothing is
+/// sent when none does; otherwise `hello`, and on a mongos one `find` of
+/// `config.collections`.
+async fn plan_sharding(
+    db: &Database,
+    models: &BTreeMap<&'static str, &ModelInfo>,
+    actions: &mut Vec<Action>,
+    unsharded: &mut Vec<crate::shard::Unsharded>,
+) -> Result<()> {
+    use crate::shard::cluster;
+    let wanted: Vec<(&str, crate::shard::ShardKey)> = models
+        .iter()
+        .filter_map(|(collection, model)| Some((*collection, model.shard_key?)))
+        .collect();
+    if wanted.is_empty() {
+        return Ok(());
+    }
+    let deployment = cluster::Deployment::from_hello(&cluster::hello(db.client()).await?);
+    let sharded = if deployment.mongos {
+        let namespaces = wanted
+            .iter()
+            .map(|(collection, _)| format!("{}.{collection}", db.name()))
+            .collect();
+        cluster::sharded_collections(db.client(), namespaces).await?
+    } else {
+        BTreeMap::new()
+    };
+    cluster::plan(db.name(), deployment, &wanted, &sharded, actions, unsharded);
+    Ok(())
 }
 
 /// The models by collection, one each ([`Schema::check`] has refused two

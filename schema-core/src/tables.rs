@@ -14,7 +14,7 @@ use std::time::Duration;
 use bson::{Bson, Document};
 
 use crate::collation::CollationDef;
-use crate::index::{Direction, IndexOrigin, IndexSpec};
+use crate::index::{Direction, IndexKind, IndexOrigin, IndexSpec};
 use crate::validator::{object_schema, with_max_items, Property};
 
 /// The object schema of `properties`, closed (`additionalProperties:
@@ -48,6 +48,8 @@ pub struct IndexDef {
     pub partial: &'static [(&'static str, PartialDef)],
     /// `collation(...)`.
     pub collation: Option<CollationDef>,
+    /// `keys(field = hashed)`: one hashed key.
+    pub hashed: bool,
 }
 
 impl IndexDef {
@@ -63,6 +65,7 @@ impl IndexDef {
             expire_after: None,
             partial: &[],
             collation: None,
+            hashed: false,
         }
     }
 
@@ -74,6 +77,10 @@ impl IndexDef {
             .map(|(key, dir)| ((*key).to_owned(), *dir))
             .collect();
         let mut spec = IndexSpec::new(keys, self.origin);
+        if self.hashed {
+            spec.kind = IndexKind::Hashed;
+            spec.name = crate::index::name_of_key_document(&spec.key_document());
+        }
         if let Some(name) = self.name {
             spec.name = name.to_owned();
         }

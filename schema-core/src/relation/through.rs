@@ -131,6 +131,7 @@ impl<L: Document, R: Document> Through<L, R> {
             on_delete: Vec::new(),
             relations: Vec::new(),
             copies: Vec::new(),
+            shard_key: None,
         }
     }
 

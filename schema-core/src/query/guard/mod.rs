@@ -115,6 +115,8 @@ struct Model {
 
 struct Index {
     keys: Vec<(String, Direction)>,
+    /// Its one key is hashed: it serves equality on it, no range or sort.
+    hashed: bool,
     unique: bool,
     sparse: bool,
     partial: Option<BsonDocument>,
@@ -147,16 +149,7 @@ impl Index {
     }
 
     fn of(spec: crate::index::IndexSpec) -> Index {
-        let keys: BsonDocument = spec
-            .keys
-            .iter()
-            .map(|(k, d)| {
-                (
-                    k.clone(),
-                    Bson::Int32(if *d == Direction::Asc { 1 } else { -1 }),
-                )
-            })
-            .collect();
+        let keys = spec.key_document();
         let name = crate::index::name_of_key_document(&keys);
         let mut filter_fields = spec
             .partial_filter
@@ -166,6 +159,7 @@ impl Index {
         filter_fields.retain(|f| !spec.keys.iter().any(|(k, _)| k == f));
         Index {
             filter_fields,
+            hashed: spec.kind == crate::index::IndexKind::Hashed,
             keys: spec.keys,
             unique: spec.unique,
             sparse: spec.sparse,
@@ -311,7 +305,11 @@ impl Model {
                 own = Shape::of(self, branch, sort, &index.filter_fields);
                 own.as_ref()
             };
-            shape.is_some_and(|s| bounds(&index.keys, &s.eq, &s.sort, s.ranges.first()))
+            shape.is_some_and(|s| {
+                // A hash keeps no order: only equality finds its keys.
+                (!index.hashed || (s.sort.is_empty() && s.ranges.is_empty()))
+                    && bounds(&index.keys, &s.eq, &s.sort, s.ranges.first())
+            })
         })
     }
 }
