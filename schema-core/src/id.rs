@@ -1,4 +1,5 @@
-//! The compile-time rule that a document's `_id` is one value the
+//! The compile-time rule that a document's `_id` (and each field of its
+//! shard key) is one value the
 //! application sets: not an `Option` (`None` is stored as `_id: null`, and the
 //! second such document is a duplicate key), not an array (the server refuses
 //! it; a tuple is stored as one), not `()` or `PhantomData` (null) nor a
@@ -37,7 +38,17 @@ impl<T: ?Sized> IdProbe<T> {
 )]
 pub trait SingleId {}
 
-/// The types refused as `_id`.
+/// Implemented by no type: the bound that reports a refused shard key
+/// field type (the same types as `_id`'s; see [`shard`](crate::shard)).
+#[diagnostic::on_unimplemented(
+    message = "a shard key field cannot be `{Self}`: it may be null or hold several values",
+    label = "a shard key field of type `{Self}`",
+    note = "every document holds one value of each shard key field: MongoDB refuses an array in a shard key, and documents with `null` all land in one chunk that never splits",
+    note = "use a single value such as a `String`, an integer, an `ObjectId` or a `DateTime`, or take the field out of `shard_key(...)`"
+)]
+pub trait SingleShardValue {}
+
+/// The types refused as `_id` (and as a shard key field).
 #[doc(hidden)]
 pub trait IdRefused {
     /// The refused `_id` type.
@@ -48,6 +59,12 @@ pub trait IdRefused {
         Self::Id: SingleId,
     {
     }
+    /// Fails to type-check: `Self::Id` is never `SingleShardValue`.
+    fn check_shard_key(&self)
+    where
+        Self::Id: SingleShardValue,
+    {
+    }
 }
 
 /// Every other type.
@@ -55,6 +72,8 @@ pub trait IdRefused {
 pub trait IdAccepted {
     /// Asks nothing.
     fn check(&self) {}
+    /// Asks nothing.
+    fn check_shard_key(&self) {}
 }
 
 impl<T: ?Sized> IdAccepted for &IdProbe<T> {}

@@ -370,7 +370,7 @@ impl Index<'_> {
 /// `schema_core::index::default_name` computes it.
 pub fn default_name(keys: &[(String, Dir)]) -> String {
     keys.iter()
-        .map(|(k, d)| format!("{k}_{}", d.as_i32()))
+        .map(|(k, d)| format!("{k}_{}", d.as_text()))
         .collect::<Vec<_>>()
         .join("_")
 }
@@ -379,7 +379,7 @@ pub fn default_name(keys: &[(String, Dir)]) -> String {
 pub fn key_text(keys: &[(String, Dir)]) -> String {
     let inner: Vec<String> = keys
         .iter()
-        .map(|(k, d)| format!("{k}: {}", d.as_i32()))
+        .map(|(k, d)| format!("{k}: {}", d.as_text()))
         .collect();
     format!("{{{}}}", inner.join(", "))
 }

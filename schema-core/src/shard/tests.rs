@@ -154,7 +154,7 @@ fn another_key_is_drift_with_the_command_to_change_it() {
     let (actions, _) = planned(
         &mongos_hello(21),
         &[("messages", BY_ROOM)],
-        &[other.clone()],
+        std::slice::from_ref(&other),
     );
     let [Action::ShardKeyDiffers { suggested, .. }] = &actions[..] else {
         panic!("{actions:?}");

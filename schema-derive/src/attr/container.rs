@@ -7,10 +7,11 @@ use syn::{Attribute, LitStr, Meta};
 use super::bucket::{bucket, BucketAttr};
 use super::index::{index, IndexAttr};
 use super::keywords::{
-    BUCKET, COLLECTION, CRATE, DOCUMENT, DOCUMENT_KEYS, INDEX, OPEN, TIMESERIES, TIMESTAMPS,
-    VERSION,
+    BUCKET, COLLECTION, CRATE, DOCUMENT, DOCUMENT_KEYS, INDEX, OPEN, SHARD_KEY, TIMESERIES,
+    TIMESTAMPS, VERSION,
 };
 use super::list::{for_each_key, unknown_key, SeenKeys};
+use super::shard::{shard_key, ShardKeyAttr};
 use super::timeseries::{timeseries, TimeSeriesAttr};
 use super::value::{flag, str_value};
 use crate::ctxt::Ctxt;
@@ -37,6 +38,8 @@ pub struct ContainerAttrs {
     pub bucket: Option<BucketAttr>,
     /// `timeseries(...)`: the model is stored in a time-series collection.
     pub timeseries: Option<TimeSeriesAttr>,
+    /// `shard_key(...)`: how the model's collection is sharded.
+    pub shard_key: Option<ShardKeyAttr>,
 }
 
 /// Checks a collection name as the server would.
@@ -113,6 +116,7 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute]) -> ContainerAttrs {
             }
             BUCKET => out.bucket = bucket(cx, meta, span),
             TIMESERIES => out.timeseries = timeseries(cx, meta, span),
+            SHARD_KEY => out.shard_key = shard_key(cx, meta, span),
             _ => {
                 unknown_key(cx, DOCUMENT, name, span, DOCUMENT_KEYS);
                 out.unknown_keys = true;

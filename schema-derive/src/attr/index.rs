@@ -11,8 +11,8 @@ use syn::{Ident, Lit, LitStr, Token};
 
 use super::collation::{collation, CollationAttr};
 use super::keywords::{
-    ASC, COLLATION, DESC, EQ, EXISTS, EXPIRE_AFTER, GT, GTE, HIDDEN, INDEX, INDEX_KEYS, KEYS, LT,
-    LTE, NAME, PARTIAL, PARTIAL_OPS, SPARSE, TYPE, UNIQUE,
+    ASC, COLLATION, DESC, EQ, EXISTS, EXPIRE_AFTER, GT, GTE, HASHED, HIDDEN, INDEX, INDEX_KEYS,
+    KEYS, LT, LTE, NAME, PARTIAL, PARTIAL_OPS, SPARSE, TYPE, UNIQUE,
 };
 use super::list::{drain, for_each_nested_key, unknown_key};
 use super::value::{
@@ -24,18 +24,21 @@ use crate::suggest;
 /// The most seconds `expire_after` may hold (the server stores an int32).
 const MAX_EXPIRE_AFTER: u64 = i32::MAX as u64;
 
-/// An index key direction.
+/// An index key direction, or `hashed` (an index key only, never a sort).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Dir {
     Asc,
     Desc,
+    Hashed,
 }
 
 impl Dir {
-    pub fn as_i32(self) -> i32 {
+    /// The key's value as the server writes it in names and key documents.
+    pub fn as_text(self) -> &'static str {
         match self {
-            Dir::Asc => 1,
-            Dir::Desc => -1,
+            Dir::Asc => "1",
+            Dir::Desc => "-1",
+            Dir::Hashed => HASHED,
         }
     }
 }
@@ -138,7 +141,7 @@ pub struct IndexAttr {
     pub collation: Option<CollationAttr>,
 }
 
-/// `asc`, `desc`, `1` or `-1`.
+/// `asc`, `desc`, `1`, `-1` or `hashed`.
 fn parse_dir(input: ParseStream) -> syn::Result<Dir> {
     let written = parse_written(input);
     let dir = match &written {
@@ -154,6 +157,7 @@ fn parse_dir(input: ParseStream) -> syn::Result<Dir> {
         Written::Other(tokens) => match syn::parse2::<Ident>(tokens.clone()) {
             Ok(ident) if ident == ASC => Some(Dir::Asc),
             Ok(ident) if ident == DESC => Some(Dir::Desc),
+            Ok(ident) if ident == HASHED => Some(Dir::Hashed),
             _ => None,
         },
         Written::Lit { .. } => None,
@@ -161,7 +165,7 @@ fn parse_dir(input: ParseStream) -> syn::Result<Dir> {
     dir.ok_or_else(|| {
         syn::Error::new_spanned(
             written.tokens(),
-            "expected an index direction: `asc` or `desc` (or `1` / `-1`)",
+            "expected an index direction: `asc` or `desc` (or `1` / `-1`), or `hashed`",
         )
     })
 }

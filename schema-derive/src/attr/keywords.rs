@@ -29,6 +29,10 @@ pub const VERSION: &str = "version";
 pub const TIMESTAMPS: &str = "timestamps";
 pub const BUCKET: &str = "bucket";
 pub const TIMESERIES: &str = "timeseries";
+pub const SHARD_KEY: &str = "shard_key";
+
+// `shard_key(hashed(field))`, and an index key's kind (`keys(field = hashed)`).
+pub const HASHED: &str = "hashed";
 
 // `timeseries(...)` keys (with `expire_after`).
 pub const TIME: &str = "time";
@@ -97,7 +101,7 @@ pub const OLDEST: &str = "oldest";
 
 // The keys each attribute (and `index(...)`, `partial(...)`) accepts.
 pub(super) const DOCUMENT_KEYS: &[&str] = &[
-    COLLECTION, CRATE, INDEX, OPEN, VERSION, TIMESTAMPS, BUCKET, TIMESERIES,
+    COLLECTION, CRATE, INDEX, OPEN, VERSION, TIMESTAMPS, BUCKET, TIMESERIES, SHARD_KEY,
 ];
 pub(super) const TIMESERIES_KEYS: &[&str] = &[TIME, META, GRANULARITY, SPAN, EXPIRE_AFTER];
 pub(super) const BUCKET_KEYS: &[&str] = &[PARENT, ITEMS, COUNT, SEQ];

@@ -13,7 +13,7 @@
 //! - [`value`] reads one key's value (flag, integer, string, type, list);
 //! - [`index`] is the index grammar (`index(...)`, key lists, partial
 //!   filters), [`collation`] an index's `collation(...)`;
-//! - [`container`] parses `#[document(...)]`;
+//! - [`container`] parses `#[document(...)]`, [`shard`] its `shard_key(...)`;
 //! - [`field`] parses `#[embed(...)]`, `#[reference(...)]` and
 //!   `#[many_to_many(...)]`.
 
@@ -25,6 +25,7 @@ mod field;
 mod index;
 mod keywords;
 mod list;
+mod shard;
 mod timeseries;
 mod value;
 
@@ -41,4 +42,5 @@ pub use field::{
 pub use index::{Dir, KeyName, PartialTest, Value};
 pub use keywords::{misspelt, BUCKET, EMBED, ITEMS, MANY_TO_MANY, REFERENCE, TIMESTAMPS, VERSION};
 pub use list::skip_rest;
+pub use shard::ShardKeyAttr;
 pub use timeseries::TimeSeriesAttr;

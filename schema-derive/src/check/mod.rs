@@ -16,7 +16,9 @@ use crate::ty::{self, Growable};
 
 mod bucket;
 mod copy;
+mod index_kinds;
 mod on_delete;
+mod shard;
 mod timeseries;
 
 pub fn check(cx: &Ctxt, input: &Input) {
@@ -53,6 +55,8 @@ pub fn check(cx: &Ctxt, input: &Input) {
     stamp_fields_are_declared(cx, input);
     bucket::check(cx, input);
     timeseries::check(cx, input);
+    index_kinds::check(cx, input);
+    shard::check(cx, input);
     on_delete::check(cx, input);
     copy::check(cx, input);
 }
@@ -233,37 +237,53 @@ fn ids_are_stored_as_their_type(cx: &Ctxt, input: &Input) {
 fn id_refusal(ty: &syn::Type) -> Option<String> {
     let written = written(ty);
     let one_value = "a document's `_id` is one value that the application sets, such as `ObjectId` (set with `ObjectId::new()`), a `String` or a `#[derive(Embedded)]` struct";
-    if ty::is_option(ty) {
-        return Some(format!(
+    Some(match not_one_value(ty)? {
+        NotOneValue::Option => format!(
             "is `{written}`: `None` would be stored as `_id: null`, and the second such document fails with a duplicate key error (E11000); {one_value}"
-        ));
-    }
-    let array = match ty::peel(ty) {
-        syn::Type::Tuple(tuple) if tuple.elems.is_empty() => {
-            return Some(format!("is `()`, which is stored as null; {one_value}"));
-        }
-        syn::Type::Tuple(_) | syn::Type::Array(_) | syn::Type::Slice(_) => true,
-        other => matches!(ty::growable(other), Some(Growable::Array)),
-    };
-    if array {
-        return Some(format!(
+        ),
+        NotOneValue::Unit => format!("is `()`, which is stored as null; {one_value}"),
+        NotOneValue::Array => format!(
             "is `{written}`, which is stored as an array: the server refuses an array `_id`; {one_value}"
-        ));
-    }
-    let free_form = match ty::peel(ty) {
-        syn::Type::Path(path) => path
-            .path
-            .segments
-            .last()
-            .is_some_and(|last| last.ident == "Bson" && last.arguments.is_none()),
-        _ => false,
-    };
-    if free_form {
-        return Some(format!(
+        ),
+        NotOneValue::FreeForm => format!(
             "is `{written}`, a free-form value that may be null or an array; {one_value}"
-        ));
+        ),
+    })
+}
+
+/// How a type as written fails to be one value every document holds.
+enum NotOneValue {
+    /// `Option<T>`: may be null.
+    Option,
+    /// `()`: stored as null.
+    Unit,
+    /// A tuple, an array, a slice or a growable array: stored as an array.
+    Array,
+    /// `Bson`: anything.
+    FreeForm,
+}
+
+/// Whether a type as written is one value (`None`), and how not otherwise.
+/// A type alias hides what it names: the generated code's `IdProbe`
+/// assertions catch those.
+fn not_one_value(ty: &syn::Type) -> Option<NotOneValue> {
+    if ty::is_option(ty) {
+        return Some(NotOneValue::Option);
     }
-    None
+    match ty::peel(ty) {
+        syn::Type::Tuple(tuple) if tuple.elems.is_empty() => Some(NotOneValue::Unit),
+        syn::Type::Tuple(_) | syn::Type::Array(_) | syn::Type::Slice(_) => Some(NotOneValue::Array),
+        syn::Type::Path(path)
+            if path
+                .path
+                .segments
+                .last()
+                .is_some_and(|last| last.ident == "Bson" && last.arguments.is_none()) =>
+        {
+            Some(NotOneValue::FreeForm)
+        }
+        other => matches!(ty::growable(other), Some(Growable::Array)).then_some(NotOneValue::Array),
+    }
 }
 
 /// A type as written, for messages: `Option<ObjectId>`, `(String, String)`.
@@ -639,6 +659,12 @@ fn max_fits_in_a_document(cx: &Ctxt, input: &Input) {
 
 /// Reports a key that names no stored field of the struct; `true` when it does.
 fn check_field_key(cx: &Ctxt, input: &Input, key: &KeyName) -> bool {
+    check_field_key_as(cx, input, key, "indexed")
+}
+
+/// [`check_field_key`], saying what a skipped field cannot be (`indexed`,
+/// `a shard key`).
+fn check_field_key_as(cx: &Ctxt, input: &Input, key: &KeyName, role: &str) -> bool {
     let KeyName::Field(ident) = key else {
         return true;
     };
@@ -648,7 +674,7 @@ fn check_field_key(cx: &Ctxt, input: &Input, key: &KeyName) -> bool {
         Some(_) => {
             cx.error_spanned_by(
                 ident,
-                format!("`{name}` is not stored (serde skips it), so it cannot be indexed"),
+                format!("`{name}` is not stored (serde skips it), so it cannot be {role}"),
             );
             false
         }

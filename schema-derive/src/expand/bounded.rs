@@ -56,6 +56,7 @@ pub fn expand(input: &Input) -> TokenStream {
     }
     if input.derive == Derive::Document {
         asserts.extend(super::ids::asserts(input));
+        asserts.extend(super::shard::asserts(input));
     }
     // The rules may hold a type parameter as an item too: both positions.
     let mut generics = super::embedded::bounded_generics(input);

@@ -4,7 +4,9 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::ext::IdentExt;
 
-use super::{bounded, bucket, copy, fields, indexes, private, relations, timeseries, validator};
+use super::{
+    bounded, bucket, copy, fields, indexes, private, relations, shard, timeseries, validator,
+};
 use crate::ast::Input;
 
 pub fn expand(input: &Input) -> TokenStream {
@@ -37,6 +39,7 @@ pub fn expand(input: &Input) -> TokenStream {
     let stamps = crate::stamp::items(input, &p);
     let bucket = bucket::expand(input);
     let series = timeseries::spec(input);
+    let shard_key = shard::spec(input);
     let updatable = timeseries::updatable(input);
     let copy_checks = copy::checks(input);
     let copies = if input.struct_fields().iter().any(|f| f.copy.is_some()) {
@@ -81,6 +84,8 @@ pub fn expand(input: &Input) -> TokenStream {
             #copies
 
             #series
+
+            #shard_key
         }
 
         #bucket

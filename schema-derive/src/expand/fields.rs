@@ -290,5 +290,7 @@ pub fn direction(p: &Ident, dir: Dir) -> TokenStream {
     match dir {
         Dir::Asc => quote!(#p::Direction::Asc),
         Dir::Desc => quote!(#p::Direction::Desc),
+        // The kind goes in the index's `hashed`; a sort is never hashed.
+        Dir::Hashed => quote!(#p::Direction::Asc),
     }
 }

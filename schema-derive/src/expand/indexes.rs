@@ -12,7 +12,7 @@ use quote::quote;
 use super::fields::direction;
 use super::private;
 use crate::ast::{Input, Origin};
-use crate::attr::{PartialTest, Value};
+use crate::attr::{Dir, PartialTest, Value};
 
 /// The `indexes` table: one `IndexDef` per index.
 pub fn expand(input: &Input) -> TokenStream {
@@ -35,6 +35,9 @@ pub fn expand(input: &Input) -> TokenStream {
         }
         if index.unique {
             options.push(quote!(unique: true,));
+        }
+        if index.keys.iter().any(|(_, dir)| *dir == Dir::Hashed) {
+            options.push(quote!(hashed: true,));
         }
         if index.hidden {
             options.push(quote!(hidden: true,));

@@ -14,6 +14,7 @@ mod fields;
 mod ids;
 mod indexes;
 mod relations;
+mod shard;
 mod timeseries;
 mod validator;
 

@@ -1,0 +1,13 @@
+use schema_core::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Document, Serialize, Deserialize)]
+#[document(collection = "rooms", index(keys(owner = hashed, name = asc)))]
+struct Room {
+    #[serde(rename = "_id")]
+    id: String,
+    owner: String,
+    name: String,
+}
+
+fn main() {}

@@ -1,0 +1,12 @@
+use schema_core::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Document, Serialize, Deserialize)]
+#[document(collection = "messages", shard_key(room_id), index(keys(room_id = asc), sparse))]
+struct Message {
+    #[serde(rename = "_id")]
+    id: String,
+    room_id: String,
+}
+
+fn main() {}

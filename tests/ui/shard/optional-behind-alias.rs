@@ -1,0 +1,14 @@
+use schema_core::prelude::*;
+use serde::{Deserialize, Serialize};
+
+type RoomId = Option<String>;
+
+#[derive(Document, Serialize, Deserialize)]
+#[document(collection = "messages", shard_key(room_id))]
+struct Message {
+    #[serde(rename = "_id")]
+    id: String,
+    room_id: RoomId,
+}
+
+fn main() {}

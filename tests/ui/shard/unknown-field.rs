@@ -1,0 +1,13 @@
+use schema_core::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Document, Serialize, Deserialize)]
+#[document(collection = "messages", shard_key(room, n))]
+struct Message {
+    #[serde(rename = "_id")]
+    id: String,
+    room_id: String,
+    n: i64,
+}
+
+fn main() {}
