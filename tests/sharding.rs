@@ -220,27 +220,45 @@ async fn a_hashed_index_serves_equality_only() {
     let (client, log) = support::counting_client().await;
     let db = support::fresh_db(&client, "sharding_hashed").await;
     // The test server does not build hashed indexes ("not supported by the
-    // Rust storage engine yet"): only the guard's side is shown here, the
-    // collection left without its index. A mongos suite creates it.
+    // Rust storage engine yet"), so the collection stays without its index:
+    // the guard counts on the hashed index for equality and `$in`, and the
+    // server check that follows it finds the index missing.
     let devices = Repo::<Device>::new(&db);
     let fields = &Device::FIELDS;
     let serial = "SN-1".to_owned();
-    assert!(devices.find(fields.serial.eq(&serial)).all().await.is_ok());
-    assert!(devices
-        .find(fields.serial.is_in([&serial, &"SN-2".to_owned()]))
-        .all()
-        .await
-        .is_ok());
+    let missing = |result: Result<Vec<Device>, Error>| {
+        let err = result.unwrap_err();
+        assert!(
+            matches!(&err, Error::MissingIndex { index, .. } if index == "serial_hashed"),
+            "{err}"
+        );
+    };
+    missing(devices.find(fields.serial.eq(&serial)).all().await);
+    missing(
+        devices
+            .find(fields.serial.is_in([&serial, &"SN-2".to_owned()]))
+            .all()
+            .await,
+    );
     // A hash keeps no order: a range or a sort on it finds no bound.
     log.clear();
     let range = devices.find(fields.serial.gt(&serial)).all().await;
     refused(&log, range);
     let sorted = devices
-        .find(fields.serial.eq(&serial))
+        .find(schema_core::Filter::all())
         .sort(fields.serial.asc())
         .all()
         .await;
     refused(&log, sorted);
+    // (An ordered index on `serial` would serve both.)
+    // Sorted by `serial` within one `serial` is no order at all: served.
+    missing(
+        devices
+            .find(fields.serial.eq(&serial))
+            .sort(fields.serial.asc())
+            .all()
+            .await,
+    );
     // A model with a hashed shard key on `_id`: its other fields are
     // unindexed, and `_id`'s own index still serves `_id` ranges.
     let rooms = Repo::<Room>::new(&db);
@@ -368,4 +386,71 @@ async fn on_a_real_cluster_when_asked() {
         "{plan}"
     );
     db.drop().await.unwrap();
+}
+
+/// `replace` sends the shard key's values from the document, so that a
+/// mongos routes it to one shard; a replacement that moves the document to
+/// another room matches nothing that way and is sent again by `_id` alone.
+#[tokio::test]
+async fn replace_filters_on_the_shard_key_of_the_document() {
+    let mut options = mongodb::options::ClientOptions::parse(support::uri())
+        .await
+        .unwrap();
+    let log = schema_testkit::CommandLog::keeping_commands();
+    log.record(&mut options);
+    let client = mongodb::Client::with_options(options).unwrap();
+    let db = support::fresh_db(&client, "sharding_replace").await;
+    Schema::new().with::<Message>().sync(&db).await.unwrap();
+    let messages = Repo::<Message>::new(&db);
+    let mut m = Message {
+        id: "m1".into(),
+        room_id: "lobby".into(),
+        n: 7,
+        text: "hello".into(),
+    };
+    messages.insert(&m).await.unwrap();
+    let filters = |log: &schema_testkit::CommandLog| -> Vec<bson::Document> {
+        log.take_sent()
+            .into_iter()
+            .filter(|s| s.name == "update")
+            .map(|s| {
+                let update = s.command.get_array("updates").unwrap()[0].clone();
+                update
+                    .as_document()
+                    .unwrap()
+                    .get_document("q")
+                    .unwrap()
+                    .clone()
+            })
+            .collect()
+    };
+
+    log.take_sent();
+    m.text = "edited".into();
+    assert!(messages.replace(&m).await.unwrap());
+    assert_eq!(
+        filters(&log),
+        [doc! { "_id": "m1", "roomId": "lobby", "n": 7_i64 }]
+    );
+
+    // Moved to another room: the targeted filter misses, `_id` finds it.
+    m.room_id = "hall".into();
+    assert!(messages.replace(&m).await.unwrap());
+    assert_eq!(
+        filters(&log),
+        [
+            doc! { "_id": "m1", "roomId": "hall", "n": 7_i64 },
+            doc! { "_id": "m1" },
+        ]
+    );
+    assert_eq!(messages.get(&"m1".to_owned()).await.unwrap(), Some(m));
+
+    // A missing document: both miss, and the replace says so.
+    let ghost = Message {
+        id: "ghost".into(),
+        room_id: "lobby".into(),
+        n: 1,
+        text: String::new(),
+    };
+    assert!(!messages.replace(&ghost).await.unwrap());
 }

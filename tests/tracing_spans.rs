@@ -305,3 +305,56 @@ async fn every_helper_call_has_a_span_with_what_it_did() {
         "the commit is the transaction's own: {sent:?}"
     );
 }
+
+/// A model sharded on the room: by `_id` alone, a query goes to every shard.
+#[derive(Document, serde::Serialize, serde::Deserialize)]
+#[document(collection = "traced_messages", shard_key(room_id))]
+struct Message {
+    #[serde(rename = "_id")]
+    id: String,
+    #[serde(rename = "roomId")]
+    room_id: String,
+}
+
+#[tokio::test]
+async fn a_broadcast_on_a_sharded_model_is_a_warning() {
+    let capture = Capture::default();
+    let _subscriber =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(capture.clone()));
+    let (client, _started) = traced_client("tracing_broadcasts").await;
+    let db = support::fresh_db(&client, "tracing_broadcasts").await;
+    schema_core::Schema::new()
+        .with::<Message>()
+        .sync(&db)
+        .await
+        .unwrap();
+    let messages = Repo::<Message>::new(&db);
+    let broadcasts = |capture: &Capture| -> Vec<Fields> {
+        capture
+            .take_events()
+            .into_iter()
+            .filter(|e| e.get("shard_key").is_some())
+            .collect()
+    };
+    messages.get(&"m1".to_owned()).await.unwrap();
+    let seen = broadcasts(&capture);
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(seen[0].get("operation"), Some("get"));
+    assert_eq!(seen[0].get("collection"), Some("traced_messages"));
+    assert_eq!(seen[0].get("shard_key"), Some("{ \"roomId\": 1 }"));
+    assert!(seen[0]
+        .get("message")
+        .is_some_and(|m| m.contains("goes to every shard")));
+    // By the shard key: one shard, no warning (and no value in any event).
+    let lobby = "lobby".to_owned();
+    messages
+        .find(Message::FIELDS.room_id.eq(&lobby))
+        .all()
+        .await
+        .unwrap();
+    assert!(broadcasts(&capture).is_empty());
+    messages.delete(&"m1".to_owned()).await.unwrap();
+    let seen = broadcasts(&capture);
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert!(!format!("{seen:?}").contains("m1"), "no value: {seen:?}");
+}

@@ -186,7 +186,9 @@ impl<M: Document> Repo<M> {
     /// The document with this `_id`: one `find`.
     pub fn get<'a>(&'a self, id: &'a M::Id) -> Action<'a, Option<M>> {
         self.action("get", move |s| async move {
-            self.find_one_opt(s, id_filter::<M>(id)?).await
+            let filter = id_filter::<M>(id)?;
+            crate::query::guard::targeting::note::<M>(&filter, "get");
+            self.find_one_opt(s, filter).await
         })
     }
 
@@ -209,6 +211,12 @@ impl<M: Document> Repo<M> {
     /// Replaces the stored document that has `doc`'s `_id`: one `update`.
     /// Returns whether it existed.
     ///
+    /// A model with a shard key (other than `_id` alone) adds the key's
+    /// values from `doc` to the filter, so that on a cluster the replace
+    /// goes to one shard. When that matches nothing (the document is
+    /// missing, or `doc` changes its shard key's values), a second
+    /// `update` by `_id` alone follows, as for any other model.
+    ///
     /// A `#[document(version)]` model replaces only the stored document
     /// whose version is `doc`'s, and stores that version plus one: when
     /// another writer changed it since it was read, nothing is written and
@@ -228,6 +236,18 @@ impl<M: Document> Repo<M> {
         let mut filter = doc! { "_id": id.clone() };
         if let Some((name, version)) = &expected {
             filter.insert(*name, version.clone());
+        }
+        // On a cluster the shard key's values, read from the document,
+        // send the replace to one shard (see `shard::targeted`).
+        if let Some(targeted) = crate::shard::targeted::<M>(&filter, &raw) {
+            let r = with_session!(
+                self.raw_docs().replace_one(targeted, &raw),
+                session.as_deref_mut()
+            )
+            .map_err(|e| self.err(e, "replace in"))?;
+            if r.matched_count > 0 {
+                return Ok(true);
+            }
         }
         let r = with_session!(
             self.raw_docs().replace_one(filter, raw),

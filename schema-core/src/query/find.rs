@@ -452,6 +452,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
                 self.collation.as_ref(),
             )?);
         }
+        guard::targeting::note::<M>(&filter, "find");
         Ok(filter)
     }
 

@@ -97,6 +97,7 @@ mod stream;
 pub(crate) use find::with_session;
 pub use find::{Count, Find, FindOne, DEFAULT_BATCH_SIZE};
 pub use guard::check;
+pub use guard::targeting::{targeting, Targeting};
 pub use keyset::{Cursor, Page};
 #[doc(hidden)]
 pub use projection::same_name;

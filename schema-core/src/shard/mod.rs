@@ -150,6 +150,29 @@ impl fmt::Display for ShardKey {
     }
 }
 
+/// `filter` (an `_id` filter) with the equality of each of `M`'s shard key
+/// fields to its value in `doc` (the document being written), or `None`
+/// when `M` has no shard key beyond `_id`, or `doc` lacks one of its
+/// fields. A mongos sends such a write to the one shard that holds it.
+pub(crate) fn targeted<M: crate::Document>(
+    filter: &Document,
+    doc: &bson::RawDocument,
+) -> Option<Document> {
+    let key = M::SHARD_KEY?;
+    if key.fields == ["_id"] {
+        return None;
+    }
+    let mut targeted = filter.clone();
+    for field in key.fields {
+        if *field == "_id" {
+            continue;
+        }
+        let value = doc.get(field).ok()??;
+        targeted.insert(*field, Bson::try_from(value).ok()?);
+    }
+    Some(targeted)
+}
+
 /// `declared` with the index `key` needs added last, when none of them
 /// supports it: what [`Document::indexes`](crate::Document::indexes) returns
 /// for a model with a shard key.

@@ -107,6 +107,9 @@ fn fields_hold_one_value(cx: &Ctxt, input: &Input, key: &ShardKeyAttr) {
             (None, _) if field.serde.may_be_missing || input.serde.default => {
                 "may be missing from a stored document (serde `default` or `skip_serializing_if`)".to_owned()
             }
+            (None, _) if stamped(input, &field.name) => {
+                "is a field every helper write changes (`version`, `timestamps`): a shard key value that moves with each write moves the document between chunks".to_owned()
+            }
             (None, _) if field.serde.custom_serializer && !field.serde.single_value_encoding => {
                 "is stored by a custom serializer (`#[serde(with)]`), so its stored form may not be one value".to_owned()
             }
@@ -121,6 +124,13 @@ fn fields_hold_one_value(cx: &Ctxt, input: &Input, key: &ShardKeyAttr) {
             ),
         );
     }
+}
+
+/// Whether the helpers rewrite the field `name` on every write: the
+/// `#[document(version)]` field, or `timestamps`' `updated_at`.
+fn stamped(input: &Input, name: &str) -> bool {
+    input.attrs.version.as_ref().is_some_and(|(v, _)| v == name)
+        || (input.attrs.timestamps.is_some() && name == "updated_at")
 }
 
 /// The stored names of the key's fields, in order.

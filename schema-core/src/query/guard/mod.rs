@@ -2,6 +2,7 @@
 
 mod branch;
 mod implied;
+pub(crate) mod targeting;
 
 #[cfg(test)]
 use std::sync::OnceLock;
@@ -552,6 +553,37 @@ mod tests {
         branches(&filter, true)
             .iter()
             .all(|b| m.serving(b, &sort, None).is_some())
+    }
+
+    #[test]
+    fn a_hashed_index_serves_equality_and_an_ordered_one_more() {
+        static DEVICES: OnceLock<(Model, Model)> = OnceLock::new();
+        let (hashed, ordered) = DEVICES.get_or_init(|| {
+            let hashed = IndexSpec::hashed("serial", IndexOrigin::Declared);
+            (
+                model(vec![hashed], doc! {}),
+                model(vec![spec(&[("serial", 1)])], doc! {}),
+            )
+        });
+        let serves = |m: &'static Model, filter: BsonDocument, sort: BsonDocument| {
+            let sort = parse_sort(&sort).unwrap();
+            branches(&filter, false)
+                .iter()
+                .all(|b| m.serving(b, &sort, None).is_some())
+        };
+        let eq = || doc! { "serial": "SN-1" };
+        let any = || doc! { "serial": { "$in": ["SN-1", "SN-2"] } };
+        let range = || doc! { "serial": { "$gt": "SN-1" } };
+        let by_serial = || doc! { "serial": 1 };
+        for m in [hashed, ordered] {
+            assert!(serves(m, eq(), doc! {}));
+            assert!(serves(m, any(), doc! {}));
+            assert!(serves(m, eq(), by_serial()));
+        }
+        assert!(!serves(hashed, range(), doc! {}));
+        assert!(!serves(hashed, doc! {}, by_serial()));
+        assert!(serves(ordered, range(), doc! {}));
+        assert!(serves(ordered, doc! {}, by_serial()));
     }
 
     #[test]
