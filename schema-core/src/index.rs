@@ -39,6 +39,23 @@ pub enum IndexKind {
     /// equality (and `$in`) on the key, never a range or a sort; it is what
     /// a hashed shard key needs. Never unique.
     Hashed,
+    /// One key of GeoJSON (or legacy `[lng, lat]`) points on a sphere
+    /// (`{a: "2dsphere"}`): it serves the geo operators on the key
+    /// (`$near`, `$nearSphere`, `$geoWithin`, `$geoIntersects`), which no
+    /// other index does (and `$near` needs).
+    Sphere2d,
+}
+
+impl IndexKind {
+    /// The value of a key of this kind in a key document (`None` for an
+    /// ordered key, whose value is its direction).
+    pub(crate) fn key_value(self) -> Option<&'static str> {
+        match self {
+            IndexKind::Ordered => None,
+            IndexKind::Hashed => Some(HASHED),
+            IndexKind::Sphere2d => Some(SPHERE_2D),
+        }
+    }
 }
 
 /// Where an index was declared, for error messages and plans. New
@@ -116,10 +133,15 @@ impl IndexSpec {
     /// A hashed index on one stored field (`{field: "hashed"}`), named as
     /// the server would name it (`field_hashed`).
     pub fn hashed(field: impl Into<String>, origin: IndexOrigin) -> Self {
-        let mut spec = IndexSpec::new(vec![(field.into(), Direction::Asc)], origin);
-        spec.kind = IndexKind::Hashed;
-        spec.name = name_of_key_document(&spec.key_document());
-        spec
+        IndexSpec::new(vec![(field.into(), Direction::Asc)], origin).of_kind(IndexKind::Hashed)
+    }
+
+    /// This index with its one key of `kind` (renamed as the server names
+    /// it, `field_hashed`, `field_2dsphere`).
+    pub(crate) fn of_kind(mut self, kind: IndexKind) -> Self {
+        self.kind = kind;
+        self.name = name_of_key_document(&self.key_document());
+        self
     }
 
     /// The key document, e.g. `{authorId: 1, at: -1}` (`{authorId:
@@ -128,9 +150,9 @@ impl IndexSpec {
         self.keys
             .iter()
             .map(|(k, d)| {
-                let value = match self.kind {
-                    IndexKind::Hashed => Bson::String(HASHED.to_owned()),
-                    IndexKind::Ordered => Bson::Int32(d.as_i32()),
+                let value = match self.kind.key_value() {
+                    Some(kind) => Bson::String(kind.to_owned()),
+                    None => Bson::Int32(d.as_i32()),
                 };
                 (k.clone(), value)
             })
@@ -215,6 +237,8 @@ pub(crate) fn default_name(keys: &[(String, Direction)]) -> String {
 
 /// The value a hashed key holds in a key document.
 pub(crate) const HASHED: &str = "hashed";
+/// The value a 2dsphere key holds in a key document.
+pub(crate) const SPHERE_2D: &str = "2dsphere";
 
 /// [`default_name`] for a key document as the server stores it, whatever
 /// numeric type holds each direction (a kind such as `"hashed"` is written

@@ -117,7 +117,7 @@ pub mod __private {
     pub use crate::field::{CustomSerializer, EmbedField, Field, Keep, LinkField, RefField};
     pub use crate::growth::{Bucket, BucketSpec, Granularity, TimeSeriesSpec};
     pub use crate::id::{assert_link_ids, assert_reference_id, IdAccepted, IdProbe, IdRefused};
-    pub use crate::index::{Direction, IndexOrigin, IndexSpec};
+    pub use crate::index::{Direction, IndexKind, IndexOrigin, IndexSpec};
     pub use crate::model::{CopySpec, OnDelete, Tables, Updatable};
     pub use crate::model::{Document, Embedded};
     pub use crate::path::{FieldNames, Nested, NestedFields, One, Prefix, Root, Seg};

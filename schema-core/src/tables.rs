@@ -48,8 +48,9 @@ pub struct IndexDef {
     pub partial: &'static [(&'static str, PartialDef)],
     /// `collation(...)`.
     pub collation: Option<CollationDef>,
-    /// `keys(field = hashed)`: one hashed key.
-    pub hashed: bool,
+    /// `keys(field = hashed)`, `keys(field = "2dsphere")`: one key of
+    /// that kind (`Ordered` otherwise).
+    pub kind: IndexKind,
 }
 
 impl IndexDef {
@@ -65,7 +66,7 @@ impl IndexDef {
             expire_after: None,
             partial: &[],
             collation: None,
-            hashed: false,
+            kind: IndexKind::Ordered,
         }
     }
 
@@ -77,9 +78,8 @@ impl IndexDef {
             .map(|(key, dir)| ((*key).to_owned(), *dir))
             .collect();
         let mut spec = IndexSpec::new(keys, self.origin);
-        if self.hashed {
-            spec.kind = IndexKind::Hashed;
-            spec.name = crate::index::name_of_key_document(&spec.key_document());
+        if self.kind != IndexKind::Ordered {
+            spec = spec.of_kind(self.kind);
         }
         if let Some(name) = self.name {
             spec.name = name.to_owned();

@@ -7,7 +7,7 @@ use syn::ext::IdentExt;
 use syn::meta::ParseNestedMeta;
 use syn::{Attribute, Ident, LitStr, Type};
 
-use super::index::{parse_keys, Dir, IndexKey};
+use super::index::{parse_keys, IndexKey};
 use super::keywords::{
     is_ours, CASCADE, EMBED, EMBED_KEYS, HISTORY, INDEX, INVERSE, KEEP, MANY_TO_MANY,
     MANY_TO_MANY_KEYS, MAX, NEWEST, OLDEST, ONE_SIDED, ON_DELETE, REFERENCE, REFERENCE_KEYS,
@@ -251,9 +251,9 @@ fn reference(cx: &Ctxt, attr: &Attribute) -> RefAttr {
                 if let Some(keys) = in_parens(cx, meta, name, span, "at = desc", parse_keys) {
                     let mut keys = keys.into_iter();
                     match (keys.next(), keys.next()) {
-                    (Some(key), None) if key.dir == Dir::Hashed => cx.error_at(
+                    (Some(key), None) if key.dir.is_kind() => cx.error_at(
                         key.name.span(),
-                        "a sort is `asc` or `desc`: `hashed` is a kind of index key, and a hash keeps no order",
+                        format!("a sort is `asc` or `desc`: `{}` is a kind of index key, which keeps no order to page by", key.dir.as_text()),
                     ),
                     (Some(key), None) => out.sort = Some(key),
                     (None, _) => cx.error_at(span, "`sort()` is empty: `sort(at = desc)`"),

@@ -12,7 +12,7 @@ use syn::{Ident, Lit, LitStr, Token};
 use super::collation::{collation, CollationAttr};
 use super::keywords::{
     ASC, COLLATION, DESC, EQ, EXISTS, EXPIRE_AFTER, GT, GTE, HASHED, HIDDEN, INDEX, INDEX_KEYS,
-    KEYS, LT, LTE, NAME, PARTIAL, PARTIAL_OPS, SPARSE, TYPE, UNIQUE,
+    KEYS, LT, LTE, NAME, PARTIAL, PARTIAL_OPS, SPARSE, SPHERE_2D, TYPE, UNIQUE,
 };
 use super::list::{drain, for_each_nested_key, unknown_key};
 use super::value::{
@@ -30,6 +30,8 @@ pub enum Dir {
     Asc,
     Desc,
     Hashed,
+    /// `"2dsphere"`: points on a sphere, for the geo operators.
+    Sphere2d,
 }
 
 impl Dir {
@@ -39,7 +41,14 @@ impl Dir {
             Dir::Asc => "1",
             Dir::Desc => "-1",
             Dir::Hashed => HASHED,
+            Dir::Sphere2d => SPHERE_2D,
         }
+    }
+
+    /// Whether it is a kind of key (`hashed`, `"2dsphere"`) rather than a
+    /// direction: such a key is its index's only one.
+    pub fn is_kind(self) -> bool {
+        matches!(self, Dir::Hashed | Dir::Sphere2d)
     }
 }
 
@@ -141,7 +150,7 @@ pub struct IndexAttr {
     pub collation: Option<CollationAttr>,
 }
 
-/// `asc`, `desc`, `1`, `-1` or `hashed`.
+/// `asc`, `desc`, `1`, `-1`, `hashed` or `"2dsphere"`.
 fn parse_dir(input: ParseStream) -> syn::Result<Dir> {
     let written = parse_written(input);
     let dir = match &written {
@@ -154,6 +163,11 @@ fn parse_dir(input: ParseStream) -> syn::Result<Dir> {
             (true, "1") => Some(Dir::Desc),
             _ => None,
         },
+        Written::Lit {
+            negative: false,
+            lit: Lit::Str(kind),
+            ..
+        } if kind.value() == SPHERE_2D => Some(Dir::Sphere2d),
         Written::Other(tokens) => match syn::parse2::<Ident>(tokens.clone()) {
             Ok(ident) if ident == ASC => Some(Dir::Asc),
             Ok(ident) if ident == DESC => Some(Dir::Desc),
@@ -165,7 +179,7 @@ fn parse_dir(input: ParseStream) -> syn::Result<Dir> {
     dir.ok_or_else(|| {
         syn::Error::new_spanned(
             written.tokens(),
-            "expected an index direction: `asc` or `desc` (or `1` / `-1`), or `hashed`",
+            "expected an index direction: `asc` or `desc` (or `1` / `-1`), or a kind: `hashed` or `\"2dsphere\"`",
         )
     })
 }

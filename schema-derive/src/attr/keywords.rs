@@ -33,6 +33,8 @@ pub const SHARD_KEY: &str = "shard_key";
 
 // `shard_key(hashed(field))`, and an index key's kind (`keys(field = hashed)`).
 pub const HASHED: &str = "hashed";
+// `keys(field = "2dsphere")`.
+pub const SPHERE_2D: &str = "2dsphere";
 
 // `timeseries(...)` keys (with `expire_after`).
 pub const TIME: &str = "time";

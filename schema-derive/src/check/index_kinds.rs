@@ -1,6 +1,8 @@
-//! The rules of an index key's kind (`keys(field = hashed)`, see
-//! `schema_core::IndexKind`): a hashed index is one key, never unique, and
-//! on a field that holds one value (the server refuses to hash an array).
+//! The rules of an index key's kind (`keys(field = hashed)`,
+//! `keys(field = "2dsphere")`, see `schema_core::IndexKind`): such an index
+//! is one key; a hashed one is never unique, and on a field that holds one
+//! value (the server refuses to hash an array; a 2dsphere key may hold
+//! legacy `[lng, lat]` pairs).
 //! Only `index(...)` declares a hashed key; a shard key's hashed index is
 //! `schema_core`'s to add.
 
@@ -11,19 +13,27 @@ use crate::ctxt::Ctxt;
 
 pub(super) fn check(cx: &Ctxt, input: &Input) {
     for index in &input.attrs.indexes {
-        let Some(hashed) = index.keys.iter().find(|k| k.dir == Dir::Hashed) else {
+        let Some(kinded) = index.keys.iter().find(|k| k.dir.is_kind()) else {
             continue;
+        };
+        let (kind, written) = match kinded.dir {
+            Dir::Hashed => ("hashed", "hashed".to_owned()),
+            _ => ("2dsphere", format!("{:?}", kinded.dir.as_text())),
         };
         if index.keys.len() > 1 {
             cx.error_at(
-                hashed.name.span(),
+                kinded.name.span(),
                 format!(
-                    "a hashed index is one key: `index(keys({} = hashed))` alone (this one has {}); an ordered index serves the other keys",
-                    input.stored_key(&hashed.name),
+                    "a {kind} index is one key: `index(keys({} = {written}))` alone (this one has {}); an ordered index serves the other keys",
+                    input.stored_key(&kinded.name),
                     index.keys.len()
                 ),
             );
         }
+        if kinded.dir != Dir::Hashed {
+            continue;
+        }
+        let hashed = kinded;
         if index.unique {
             cx.error_at(
                 index.span,

@@ -153,7 +153,7 @@ fn unique_indexes_start_with_the_key(cx: &Ctxt, input: &Input, key: &ShardKeyAtt
                 .keys
                 .iter()
                 .zip(&fields)
-                .all(|((k, dir), f)| k == f && *dir != Dir::Hashed);
+                .all(|((k, dir), f)| k == f && !dir.is_kind());
         if !starts {
             cx.error_at(
                 index.span,

@@ -290,7 +290,7 @@ pub fn direction(p: &Ident, dir: Dir) -> TokenStream {
     match dir {
         Dir::Asc => quote!(#p::Direction::Asc),
         Dir::Desc => quote!(#p::Direction::Desc),
-        // The kind goes in the index's `hashed`; a sort is never hashed.
-        Dir::Hashed => quote!(#p::Direction::Asc),
+        // The kind goes in the index's `kind`; a sort is never of a kind.
+        Dir::Hashed | Dir::Sphere2d => quote!(#p::Direction::Asc),
     }
 }

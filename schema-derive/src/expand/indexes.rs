@@ -36,8 +36,10 @@ pub fn expand(input: &Input) -> TokenStream {
         if index.unique {
             options.push(quote!(unique: true,));
         }
-        if index.keys.iter().any(|(_, dir)| *dir == Dir::Hashed) {
-            options.push(quote!(hashed: true,));
+        match index.keys.iter().find(|(_, dir)| dir.is_kind()) {
+            Some((_, Dir::Hashed)) => options.push(quote!(kind: #p::IndexKind::Hashed,)),
+            Some((_, Dir::Sphere2d)) => options.push(quote!(kind: #p::IndexKind::Sphere2d,)),
+            _ => {}
         }
         if index.hidden {
             options.push(quote!(hidden: true,));

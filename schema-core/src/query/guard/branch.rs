@@ -17,6 +17,9 @@ pub(super) enum Kind {
     Eq { null: bool },
     /// A range or another test an index scans (`$gt`, `$ne`, `$regex`...).
     Range,
+    /// A geo operator (`$near`, `$nearSphere`, `$geoWithin`,
+    /// `$geoIntersects`): only a 2dsphere index on the field serves it.
+    Geo,
 }
 
 impl Kind {
@@ -25,6 +28,7 @@ impl Kind {
         match (self, other) {
             (Kind::Eq { null: a }, Kind::Eq { null: b }) => Kind::Eq { null: a && b },
             (eq @ Kind::Eq { .. }, _) | (_, eq @ Kind::Eq { .. }) => eq,
+            (Kind::Geo, _) | (_, Kind::Geo) => Kind::Geo,
             (Kind::Range, Kind::Range) => Kind::Range,
         }
     }
@@ -34,7 +38,7 @@ impl Kind {
     pub(super) fn is_eq(self, sparse: bool) -> bool {
         match self {
             Kind::Eq { null } => !(sparse && null),
-            Kind::Range => false,
+            Kind::Range | Kind::Geo => false,
         }
     }
 }
@@ -277,6 +281,12 @@ fn field_conditions<'f>(path: Cow<'f, str>, value: &'f Bson, branch: &mut Branch
             // Checked on the documents the rest of the query finds: the
             // test server bounds no index with it.
             "$elemMatch" => branch.residual.push(format!("`$elemMatch` on `{path}`")),
+            // Never match a missing field.
+            "$near" | "$nearSphere" | "$geoWithin" | "$geoIntersects" => {
+                branch.add(path.clone(), Kind::Geo, true, condition)
+            }
+            // `$near`'s own options, beside it.
+            "$maxDistance" | "$minDistance" => {}
             other => branch.blockers.push(format!("`{other}` on `{path}`")),
         }
     }

@@ -11,7 +11,7 @@ use bson::{Bson, Document as BsonDocument};
 
 use crate::collation::IndexCollation;
 use crate::error::{Error, QueryFields, Result};
-use crate::index::Direction;
+use crate::index::{Direction, IndexKind};
 use crate::model::Document;
 use branch::{branches, Branch, Kind};
 
@@ -116,8 +116,9 @@ struct Model {
 
 struct Index {
     keys: Vec<(String, Direction)>,
-    /// Its one key is hashed: it serves equality on it, no range or sort.
-    hashed: bool,
+    /// Ordered; hashed (equality on its one key, no range or sort); or
+    /// 2dsphere (the geo operators on its one key, nothing else).
+    kind: IndexKind,
     unique: bool,
     sparse: bool,
     partial: Option<BsonDocument>,
@@ -160,7 +161,7 @@ impl Index {
         filter_fields.retain(|f| !spec.keys.iter().any(|(k, _)| k == f));
         Index {
             filter_fields,
-            hashed: spec.kind == crate::index::IndexKind::Hashed,
+            kind: spec.kind,
             keys: spec.keys,
             unique: spec.unique,
             sparse: spec.sparse,
@@ -277,6 +278,9 @@ impl Model {
         sort: &[(String, Direction)],
         collation: Option<&IndexCollation>,
     ) -> Option<&'static Index> {
+        if let Some(geo) = branch.fields.iter().find(|f| f.kind == Kind::Geo) {
+            return self.geo_serving(&geo.path, branch, sort, collation);
+        }
         let point = |index: &&Index| {
             index.unique
                 && index.collates(collation)
@@ -308,9 +312,33 @@ impl Model {
             };
             shape.is_some_and(|s| {
                 // A hash keeps no order: only equality finds its keys.
-                (!index.hashed || (s.sort.is_empty() && s.ranges.is_empty()))
+                (index.kind == IndexKind::Ordered || (s.sort.is_empty() && s.ranges.is_empty()))
                     && bounds(&index.keys, &s.eq, &s.sort, s.ranges.first())
             })
+        })
+    }
+}
+
+impl Model {
+    /// The 2dsphere index on `path` that serves a branch with a geo
+    /// condition on it: the geo scan finds the documents, the branch's other
+    /// conditions are checked on them. `$near` orders by distance, so no
+    /// other sort is bounded.
+    fn geo_serving(
+        &'static self,
+        path: &str,
+        branch: &Branch,
+        sort: &[(String, Direction)],
+        collation: Option<&IndexCollation>,
+    ) -> Option<&'static Index> {
+        if !sort.is_empty() || !branch.blockers.is_empty() {
+            return None;
+        }
+        self.indexes.iter().find(|index| {
+            index.kind == IndexKind::Sphere2d
+                && index.keys.first().is_some_and(|(k, _)| k == path)
+                && index.collates(collation)
+                && index.holds_all_of(branch)
         })
     }
 }
@@ -405,6 +433,31 @@ fn bounds(
             && left_over.iter().all(|e| rest.iter().any(|(k, _)| k == **e)))
 }
 
+/// [`refusal`] of a branch with a geo condition on `path`: the index it
+/// needs is a 2dsphere index on it, and no other sort.
+fn geo_refusal<M: Document>(path: &str, branch: &Branch, sort: &[(String, Direction)]) -> Error {
+    let mut unindexable = branch.blockers.clone();
+    if !sort.is_empty() {
+        unindexable.push(format!(
+            "a sort beside the geo condition on `{path}` (`$near` orders by distance)"
+        ));
+    }
+    let index = unindexable
+        .is_empty()
+        .then(|| format!("#[document(index(keys({path:?} = \"2dsphere\")))]"));
+    Error::Unindexed {
+        model: M::NAME,
+        collection: M::COLLECTION,
+        query: Box::new(QueryFields {
+            equality: Vec::new(),
+            sort: sort.iter().map(|(k, _)| k.clone()).collect(),
+            range: vec![path.to_owned()],
+            unindexable,
+        }),
+        index,
+    }
+}
+
 /// The sort document as keys and directions; the operator that makes it one
 /// no index serves (`$meta`) otherwise.
 fn parse_sort(sort: &BsonDocument) -> std::result::Result<Vec<(String, Direction)>, String> {
@@ -428,6 +481,9 @@ fn parse_sort(sort: &BsonDocument) -> std::result::Result<Vec<(String, Direction
 
 /// [`Error::Unindexed`] for an unserved `branch` sorted by `sort`.
 fn refusal<M: Document>(model: &Model, branch: &Branch, sort: &[(String, Direction)]) -> Error {
+    if let Some(geo) = branch.fields_of(|k| *k == Kind::Geo).first() {
+        return geo_refusal::<M>(geo, branch, sort);
+    }
     let equality: Vec<String> = branch
         .fields_of(|k| matches!(k, Kind::Eq { .. }))
         .into_iter()
