@@ -6,6 +6,7 @@ use std::time::Duration;
 use bson::{Bson, Document};
 
 use crate::collation::IndexCollation;
+use crate::text_index::{TextOptions, TextShape};
 
 /// The direction of one index key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -44,6 +45,10 @@ pub enum IndexKind {
     /// (`$near`, `$nearSphere`, `$geoWithin`, `$geoIntersects`), which no
     /// other index does (and `$near` needs).
     Sphere2d,
+    /// Every key a text field (`{title: "text", body: "text"}`): the one
+    /// text index of a collection, which `$text` searches need (see
+    /// [`text_index`](crate::text_index)).
+    Text,
 }
 
 impl IndexKind {
@@ -54,6 +59,7 @@ impl IndexKind {
             IndexKind::Ordered => None,
             IndexKind::Hashed => Some(HASHED),
             IndexKind::Sphere2d => Some(SPHERE_2D),
+            IndexKind::Text => Some(crate::text_index::TEXT),
         }
     }
 }
@@ -108,6 +114,9 @@ pub struct IndexSpec {
     /// ([`Find::collation`](crate::query::Find::collation); see
     /// [`collation`](crate::collation)).
     pub collation: Option<IndexCollation>,
+    /// A text index's weights and default language
+    /// ([`IndexKind::Text`]).
+    pub text: Option<TextOptions>,
     /// Which attribute declared it.
     pub origin: IndexOrigin,
 }
@@ -126,6 +135,7 @@ impl IndexSpec {
             partial_filter: None,
             hidden: false,
             collation: None,
+            text: None,
             origin,
         }
     }
@@ -142,6 +152,17 @@ impl IndexSpec {
         self.kind = kind;
         self.name = name_of_key_document(&self.key_document());
         self
+    }
+
+    /// A text index's shape as the plan compares it (`None` for another
+    /// kind).
+    pub(crate) fn text_shape(&self) -> Option<TextShape> {
+        (self.kind == IndexKind::Text).then(|| {
+            TextShape::declared(
+                self.keys.iter().map(|(k, _)| k.as_str()),
+                self.text.as_ref(),
+            )
+        })
     }
 
     /// The key document, e.g. `{authorId: 1, at: -1}` (`{authorId:
@@ -170,6 +191,12 @@ impl IndexSpec {
             .hidden(self.hidden.then_some(true))
             .collation(self.collation.as_ref().map(IndexCollation::to_driver))
             .build();
+        let mut options = options;
+        if let Some(shape) = self.text_shape() {
+            let (weights, language) = crate::text_index::index_options(&shape);
+            options.weights = Some(weights);
+            options.default_language = Some(language);
+        }
         mongodb::IndexModel::builder()
             .keys(self.key_document())
             .options(options)
@@ -190,6 +217,9 @@ impl fmt::Display for IndexSpec {
         )?;
         if let Some(collation) = &self.collation {
             write!(f, " {collation}")?;
+        }
+        if let Some(shape) = self.text_shape() {
+            write!(f, " {shape}")?;
         }
         if self.hidden {
             f.write_str(" hidden")?;

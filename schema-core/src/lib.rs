@@ -43,6 +43,7 @@ pub mod setup;
 pub mod shard;
 pub mod stamp;
 mod tables;
+pub mod text_index;
 pub mod timeseries;
 #[cfg(feature = "tracing")]
 pub mod trace;
@@ -128,6 +129,7 @@ pub mod __private {
     pub use crate::shard::ShardKey;
     pub use crate::stamp::{Stamp, TimestampField, VersionField, VersionType};
     pub use crate::tables::{object_of, ConstBson, IndexDef, PartialDef, PropertyDef, Required};
+    pub use crate::text_index::TextDef;
     pub use crate::validator::{
         any_of, enum_of, object_schema, one_of, tuple_of, with_max_items, with_tag, BsonSchema,
         Described, Property, SchemaProbe, Undescribed,

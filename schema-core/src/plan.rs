@@ -21,6 +21,7 @@ use bson::{Bson, Document};
 
 use crate::collation::{self, IndexCollation};
 use crate::index::{write_index, IndexSpec};
+use crate::text_index::TextShape;
 
 /// One index as the server reports it (or as a model declares it), compared
 /// with numbers normalized.
@@ -43,15 +44,23 @@ pub struct ServerIndex {
     pub hidden: bool,
     /// The collation's locale and strength (see [`collation`]).
     pub collation: Option<IndexCollation>,
+    /// A text index's fields, weights and languages (see
+    /// [`text_index`](crate::text_index)); its `keys` are then its fields,
+    /// each `"text"`, by name.
+    pub text: Option<TextShape>,
 }
 
 impl ServerIndex {
     /// Normalizes what `listIndexes` returned.
     pub(crate) fn from_model(model: &mongodb::IndexModel) -> Self {
         let options = model.options.as_ref();
+        let text = options.and_then(|o| TextShape::listed(&model.keys, o));
         ServerIndex {
             name: options.and_then(|o| o.name.clone()).unwrap_or_default(),
-            keys: model.keys.clone(),
+            keys: text
+                .as_ref()
+                .map_or_else(|| model.keys.clone(), TextShape::key_document),
+            text,
             unique: options.and_then(|o| o.unique).unwrap_or(false),
             sparse: options.and_then(|o| o.sparse).unwrap_or(false),
             expire_after: options.and_then(|o| o.expire_after),
@@ -65,9 +74,13 @@ impl ServerIndex {
 
     /// Normalizes what the model declares.
     pub(crate) fn from_spec(spec: &IndexSpec) -> Self {
+        let text = spec.text_shape();
         ServerIndex {
             name: spec.name.clone(),
-            keys: spec.key_document(),
+            keys: text
+                .as_ref()
+                .map_or_else(|| spec.key_document(), TextShape::key_document),
+            text,
             unique: spec.unique,
             sparse: spec.sparse,
             expire_after: spec.expire_after,
@@ -92,6 +105,7 @@ impl ServerIndex {
             && self.partial_filter.as_ref().map(normalize_doc)
                 == other.partial_filter.as_ref().map(normalize_doc)
             && collation::same(self.collation.as_ref(), other.collation.as_ref())
+            && self.text == other.text
     }
 }
 
@@ -108,6 +122,9 @@ impl fmt::Display for ServerIndex {
         )?;
         if let Some(collation) = &self.collation {
             write!(f, " {collation}")?;
+        }
+        if let Some(text) = &self.text {
+            write!(f, " {text}")?;
         }
         if self.hidden {
             f.write_str(" hidden")?;
@@ -641,6 +658,7 @@ mod tests {
             partial_filter: None,
             hidden: false,
             collation: None,
+            text: None,
         }
     }
 

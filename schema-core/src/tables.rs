@@ -15,6 +15,7 @@ use bson::{Bson, Document};
 
 use crate::collation::CollationDef;
 use crate::index::{Direction, IndexKind, IndexOrigin, IndexSpec};
+use crate::text_index::TextDef;
 use crate::validator::{object_schema, with_max_items, Property};
 
 /// The object schema of `properties`, closed (`additionalProperties:
@@ -51,6 +52,8 @@ pub struct IndexDef {
     /// `keys(field = hashed)`, `keys(field = "2dsphere")`: one key of
     /// that kind (`Ordered` otherwise).
     pub kind: IndexKind,
+    /// A text index's `weights(...)` and `default_language`.
+    pub text: Option<TextDef>,
 }
 
 impl IndexDef {
@@ -67,6 +70,7 @@ impl IndexDef {
             partial: &[],
             collation: None,
             kind: IndexKind::Ordered,
+            text: None,
         }
     }
 
@@ -88,6 +92,7 @@ impl IndexDef {
         spec.sparse = self.sparse;
         spec.hidden = self.hidden;
         spec.collation = self.collation.as_ref().map(CollationDef::to_collation);
+        spec.text = self.text.as_ref().map(TextDef::to_options);
         spec.expire_after = self.expire_after.map(Duration::from_secs);
         if !self.partial.is_empty() {
             let filter = self

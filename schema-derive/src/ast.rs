@@ -287,6 +287,12 @@ impl<'a> Input<'a> {
             index.sparse = declared.sparse;
             index.hidden = declared.hidden;
             index.collation = declared.collation.as_ref();
+            index.weights = declared
+                .weights
+                .iter()
+                .map(|(key, weight, _)| (self.stored_key(key), *weight))
+                .collect();
+            index.default_language = declared.default_language.as_ref().map(|l| l.value());
             index.expire_after = declared.expire_after.map(|(secs, _)| secs);
             index.partial = declared
                 .partial
@@ -334,6 +340,10 @@ pub struct Index<'a> {
     pub expire_after: Option<u64>,
     pub partial: Vec<(String, &'a PartialTest)>,
     pub collation: Option<&'a CollationAttr>,
+    /// A text index's `weights(...)`, by stored names.
+    pub weights: Vec<(String, u32)>,
+    /// A text index's `default_language`.
+    pub default_language: Option<String>,
     pub origin: Origin,
     pub span: Span,
     /// The last key is the `_id` a reference index adds after its own keys.
@@ -353,6 +363,8 @@ impl Index<'_> {
             expire_after: None,
             partial: Vec::new(),
             collation: None,
+            weights: Vec::new(),
+            default_language: None,
             origin,
             span,
             tie_break: false,

@@ -11,8 +11,9 @@ use syn::{Ident, Lit, LitStr, Token};
 
 use super::collation::{collation, CollationAttr};
 use super::keywords::{
-    ASC, COLLATION, DESC, EQ, EXISTS, EXPIRE_AFTER, GT, GTE, HASHED, HIDDEN, INDEX, INDEX_KEYS,
-    KEYS, LT, LTE, NAME, PARTIAL, PARTIAL_OPS, SPARSE, SPHERE_2D, TYPE, UNIQUE,
+    ASC, COLLATION, DEFAULT_LANGUAGE, DESC, EQ, EXISTS, EXPIRE_AFTER, GT, GTE, HASHED, HIDDEN,
+    INDEX, INDEX_KEYS, KEYS, LT, LTE, NAME, PARTIAL, PARTIAL_OPS, SPARSE, SPHERE_2D, TEXT, TYPE,
+    UNIQUE, WEIGHTS,
 };
 use super::list::{drain, for_each_nested_key, unknown_key};
 use super::value::{
@@ -32,6 +33,8 @@ pub enum Dir {
     Hashed,
     /// `"2dsphere"`: points on a sphere, for the geo operators.
     Sphere2d,
+    /// `"text"`: words, for `$text` searches.
+    Text,
 }
 
 impl Dir {
@@ -42,13 +45,14 @@ impl Dir {
             Dir::Desc => "-1",
             Dir::Hashed => HASHED,
             Dir::Sphere2d => SPHERE_2D,
+            Dir::Text => TEXT,
         }
     }
 
     /// Whether it is a kind of key (`hashed`, `"2dsphere"`) rather than a
     /// direction: such a key is its index's only one.
     pub fn is_kind(self) -> bool {
-        matches!(self, Dir::Hashed | Dir::Sphere2d)
+        matches!(self, Dir::Hashed | Dir::Sphere2d | Dir::Text)
     }
 }
 
@@ -148,9 +152,42 @@ pub struct IndexAttr {
     pub partial: Vec<PartialCond>,
     /// `collation(locale = "en", strength = 2)`.
     pub collation: Option<CollationAttr>,
+    /// `weights(title = 10, ...)` of a text index, each with the span of
+    /// its value.
+    pub weights: Vec<(KeyName, u32, Span)>,
+    /// `default_language = "english"` of a text index.
+    pub default_language: Option<LitStr>,
 }
 
-/// `asc`, `desc`, `1`, `-1`, `hashed` or `"2dsphere"`.
+/// The most a text index field may weigh (the server refuses more).
+const MAX_WEIGHT: u64 = 99_999;
+
+/// `(title = 10, "meta.summary" = 3)`.
+fn parse_weights(input: ParseStream) -> syn::Result<Vec<(KeyName, u32, Span)>> {
+    let mut weights = Vec::new();
+    while !input.is_empty() {
+        let name = parse_key_name(input)?;
+        input.parse::<Token![=]>()?;
+        let int: syn::LitInt = input.parse()?;
+        let weight = int
+            .base10_parse::<u64>()
+            .ok()
+            .filter(|w| (1..=MAX_WEIGHT).contains(w))
+            .ok_or_else(|| {
+                syn::Error::new(
+                    int.span(),
+                    format!("a text weight is an integer from 1 to {MAX_WEIGHT}"),
+                )
+            })?;
+        weights.push((name, weight as u32, int.span()));
+        if !input.is_empty() {
+            input.parse::<Token![,]>()?;
+        }
+    }
+    Ok(weights)
+}
+
+/// `asc`, `desc`, `1`, `-1`, `hashed`, `"2dsphere"` or `"text"`.
 fn parse_dir(input: ParseStream) -> syn::Result<Dir> {
     let written = parse_written(input);
     let dir = match &written {
@@ -167,7 +204,11 @@ fn parse_dir(input: ParseStream) -> syn::Result<Dir> {
             negative: false,
             lit: Lit::Str(kind),
             ..
-        } if kind.value() == SPHERE_2D => Some(Dir::Sphere2d),
+        } => match kind.value().as_str() {
+            SPHERE_2D => Some(Dir::Sphere2d),
+            TEXT => Some(Dir::Text),
+            _ => None,
+        },
         Written::Other(tokens) => match syn::parse2::<Ident>(tokens.clone()) {
             Ok(ident) if ident == ASC => Some(Dir::Asc),
             Ok(ident) if ident == DESC => Some(Dir::Desc),
@@ -179,7 +220,7 @@ fn parse_dir(input: ParseStream) -> syn::Result<Dir> {
     dir.ok_or_else(|| {
         syn::Error::new_spanned(
             written.tokens(),
-            "expected an index direction: `asc` or `desc` (or `1` / `-1`), or a kind: `hashed` or `\"2dsphere\"`",
+            "expected an index direction: `asc` or `desc` (or `1` / `-1`), or a kind: `hashed`, `\"2dsphere\"` or `\"text\"`",
         )
     })
 }
@@ -340,6 +381,8 @@ pub(super) fn index(cx: &Ctxt, meta: &ParseNestedMeta, span: Span) -> Option<Ind
         expire_after: None,
         partial: Vec::new(),
         collation: None,
+        weights: Vec::new(),
+        default_language: None,
     };
     let mut seen_keys = false;
     for_each_nested_key(cx, meta, |inner, name, kspan| match name {
@@ -379,6 +422,15 @@ pub(super) fn index(cx: &Ctxt, meta: &ParseNestedMeta, span: Span) -> Option<Ind
             }
         }
         COLLATION => out.collation = collation(cx, inner, kspan),
+        WEIGHTS => {
+            if let Some(weights) = in_parens(cx, inner, name, kspan, "title = 10", parse_weights) {
+                if weights.is_empty() {
+                    cx.error_at(kspan, "`weights()` is empty: `weights(title = 10)`");
+                }
+                out.weights = weights;
+            }
+        }
+        DEFAULT_LANGUAGE => out.default_language = str_value(cx, inner, name, kspan, "\"english\""),
         _ => unknown_key(cx, INDEX, name, kspan, INDEX_KEYS),
     });
     if !seen_keys {

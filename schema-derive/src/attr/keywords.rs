@@ -33,8 +33,9 @@ pub const SHARD_KEY: &str = "shard_key";
 
 // `shard_key(hashed(field))`, and an index key's kind (`keys(field = hashed)`).
 pub const HASHED: &str = "hashed";
-// `keys(field = "2dsphere")`.
+// `keys(field = "2dsphere")`, `keys(field = "text")`.
 pub const SPHERE_2D: &str = "2dsphere";
+pub const TEXT: &str = "text";
 
 // `timeseries(...)` keys (with `expire_after`).
 pub const TIME: &str = "time";
@@ -57,6 +58,8 @@ pub const HIDDEN: &str = "hidden";
 pub const EXPIRE_AFTER: &str = "expire_after";
 pub const PARTIAL: &str = "partial";
 pub const COLLATION: &str = "collation";
+pub const WEIGHTS: &str = "weights";
+pub const DEFAULT_LANGUAGE: &str = "default_language";
 
 // `collation(...)` keys.
 pub const LOCALE: &str = "locale";
@@ -116,6 +119,8 @@ pub(super) const INDEX_KEYS: &[&str] = &[
     EXPIRE_AFTER,
     PARTIAL,
     COLLATION,
+    WEIGHTS,
+    DEFAULT_LANGUAGE,
 ];
 pub(super) const COLLATION_KEYS: &[&str] = &[LOCALE, STRENGTH];
 pub(super) const PARTIAL_OPS: &[&str] = &[EXISTS, EQ, GT, GTE, LT, LTE, TYPE];

@@ -39,7 +39,7 @@ pub use copy::{copy, CopyAttr, CopyKind};
 pub use field::{
     field, reject_field_attrs, EmbedAttr, FieldKind, Keep, OnDelete, RefAttr, StorageAttr,
 };
-pub use index::{Dir, KeyName, PartialTest, Value};
+pub use index::{Dir, IndexAttr, IndexKey, KeyName, PartialTest, Value};
 pub use keywords::{misspelt, BUCKET, EMBED, ITEMS, MANY_TO_MANY, REFERENCE, TIMESTAMPS, VERSION};
 pub use list::skip_rest;
 pub use shard::ShardKeyAttr;

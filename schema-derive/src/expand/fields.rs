@@ -291,6 +291,6 @@ pub fn direction(p: &Ident, dir: Dir) -> TokenStream {
         Dir::Asc => quote!(#p::Direction::Asc),
         Dir::Desc => quote!(#p::Direction::Desc),
         // The kind goes in the index's `kind`; a sort is never of a kind.
-        Dir::Hashed | Dir::Sphere2d => quote!(#p::Direction::Asc),
+        Dir::Hashed | Dir::Sphere2d | Dir::Text => quote!(#p::Direction::Asc),
     }
 }

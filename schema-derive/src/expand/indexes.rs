@@ -39,6 +39,20 @@ pub fn expand(input: &Input) -> TokenStream {
         match index.keys.iter().find(|(_, dir)| dir.is_kind()) {
             Some((_, Dir::Hashed)) => options.push(quote!(kind: #p::IndexKind::Hashed,)),
             Some((_, Dir::Sphere2d)) => options.push(quote!(kind: #p::IndexKind::Sphere2d,)),
+            Some((_, Dir::Text)) => {
+                options.push(quote!(kind: #p::IndexKind::Text,));
+                if !index.weights.is_empty() || index.default_language.is_some() {
+                    let weights = index.weights.iter().map(|(f, w)| quote!((#f, #w)));
+                    let language = match &index.default_language {
+                        Some(l) => quote!(#p::Some(#l)),
+                        None => quote!(#p::None),
+                    };
+                    options.push(quote!(text: #p::Some(#p::TextDef {
+                        weights: &[#(#weights),*],
+                        default_language: #language,
+                    }),));
+                }
+            }
             _ => {}
         }
         if index.hidden {

@@ -72,6 +72,8 @@ pub(super) struct Branch<'f> {
     /// The tests applied to the documents the other conditions find
     /// (`$elemMatch`, `$nor`, `$expr`): served when those are.
     pub(super) residual: Vec<String>,
+    /// A `$text` search: only the collection's text index serves it.
+    pub(super) text: bool,
 }
 
 impl<'f> Branch<'f> {
@@ -149,6 +151,7 @@ impl<'f> Branch<'f> {
         }
         self.blockers.extend(other.blockers);
         self.residual.extend(other.residual);
+        self.text |= other.text;
     }
 }
 
@@ -212,6 +215,12 @@ fn conjunction<'f>(doc: &'f BsonDocument, prefix: &str, keep: bool) -> Vec<Branc
             // typed filter (`$nor`), a computed comparison (`$expr`).
             "$nor" | "$expr" => vec![Branch {
                 residual: vec![format!("`{key}`")],
+                ..empty()
+            }],
+            // Searched in the text index, the other conditions checked on
+            // what it finds (inside an `$elemMatch`, nothing bounds it).
+            "$text" if prefix.is_empty() => vec![Branch {
+                text: true,
                 ..empty()
             }],
             op if op.starts_with('$') => vec![Branch::blocked(format!("`{op}`"))],

@@ -278,11 +278,15 @@ impl Model {
         sort: &[(String, Direction)],
         collation: Option<&IndexCollation>,
     ) -> Option<&'static Index> {
+        if branch.text {
+            return self.text_serving(branch, sort, collation);
+        }
         if let Some(geo) = branch.fields.iter().find(|f| f.kind == Kind::Geo) {
             return self.geo_serving(&geo.path, branch, sort, collation);
         }
         let point = |index: &&Index| {
             index.unique
+                && index.kind == IndexKind::Ordered
                 && index.collates(collation)
                 && index.holds_all_of(branch)
                 && index
@@ -312,14 +316,37 @@ impl Model {
             };
             shape.is_some_and(|s| {
                 // A hash keeps no order: only equality finds its keys.
-                (index.kind == IndexKind::Ordered || (s.sort.is_empty() && s.ranges.is_empty()))
-                    && bounds(&index.keys, &s.eq, &s.sort, s.ranges.first())
+                let fits = match index.kind {
+                    IndexKind::Ordered => true,
+                    IndexKind::Hashed => s.sort.is_empty() && s.ranges.is_empty(),
+                    // Their own operators only (`text_serving`, `geo_serving`).
+                    _ => false,
+                };
+                fits && bounds(&index.keys, &s.eq, &s.sort, s.ranges.first())
             })
         })
     }
 }
 
 impl Model {
+    /// The text index, for a branch with a `$text` search: the search finds
+    /// the documents, the branch's other conditions are checked on them. A
+    /// text index gives no order but its score's (a `$meta` sort, which no
+    /// index serves).
+    fn text_serving(
+        &'static self,
+        branch: &Branch,
+        sort: &[(String, Direction)],
+        collation: Option<&IndexCollation>,
+    ) -> Option<&'static Index> {
+        if !sort.is_empty() || !branch.blockers.is_empty() {
+            return None;
+        }
+        self.indexes.iter().find(|index| {
+            index.kind == IndexKind::Text && index.collates(collation) && index.holds_all_of(branch)
+        })
+    }
+
     /// The 2dsphere index on `path` that serves a branch with a geo
     /// condition on it: the geo scan finds the documents, the branch's other
     /// conditions are checked on them. `$near` orders by distance, so no
@@ -433,6 +460,28 @@ fn bounds(
             && left_over.iter().all(|e| rest.iter().any(|(k, _)| k == **e)))
 }
 
+/// [`refusal`] of a branch with a `$text` search: it needs the
+/// collection's text index, and no other sort.
+fn text_refusal<M: Document>(branch: &Branch, sort: &[(String, Direction)]) -> Error {
+    let mut unindexable = branch.blockers.clone();
+    unindexable.push(if sort.is_empty() {
+        "`$text` without a text index: declare one on the fields it searches, `#[document(index(keys(title = \"text\", body = \"text\")))]`".to_owned()
+    } else {
+        "a sort beside `$text` (a text index orders by nothing but its score)".to_owned()
+    });
+    Error::Unindexed {
+        model: M::NAME,
+        collection: M::COLLECTION,
+        query: Box::new(QueryFields {
+            equality: Vec::new(),
+            sort: sort.iter().map(|(k, _)| k.clone()).collect(),
+            range: Vec::new(),
+            unindexable,
+        }),
+        index: None,
+    }
+}
+
 /// [`refusal`] of a branch with a geo condition on `path`: the index it
 /// needs is a 2dsphere index on it, and no other sort.
 fn geo_refusal<M: Document>(path: &str, branch: &Branch, sort: &[(String, Direction)]) -> Error {
@@ -481,6 +530,9 @@ fn parse_sort(sort: &BsonDocument) -> std::result::Result<Vec<(String, Direction
 
 /// [`Error::Unindexed`] for an unserved `branch` sorted by `sort`.
 fn refusal<M: Document>(model: &Model, branch: &Branch, sort: &[(String, Direction)]) -> Error {
+    if branch.text {
+        return text_refusal::<M>(branch, sort);
+    }
     if let Some(geo) = branch.fields_of(|k| *k == Kind::Geo).first() {
         return geo_refusal::<M>(geo, branch, sort);
     }
@@ -640,6 +692,49 @@ mod tests {
         assert!(!serves(hashed, doc! {}, by_serial()));
         assert!(serves(ordered, range(), doc! {}));
         assert!(serves(ordered, doc! {}, by_serial()));
+    }
+
+    #[test]
+    fn text_and_2dsphere_indexes_serve_their_operators_only() {
+        static MODELS: OnceLock<(Model, Model)> = OnceLock::new();
+        let (kinds, plain) = MODELS.get_or_init(|| {
+            let text = spec(&[("title", 1), ("body", 1)]).of_kind(IndexKind::Text);
+            let geo = spec(&[("loc", 1)]).of_kind(IndexKind::Sphere2d);
+            let plain = spec(&[("title", 1)]);
+            (model(vec![text, geo], doc! {}), model(vec![plain], doc! {}))
+        });
+        let serves = |m: &'static Model, filter: BsonDocument, sort: BsonDocument| {
+            let sort = parse_sort(&sort).unwrap();
+            branches(&filter, false)
+                .iter()
+                .all(|b| m.serving(b, &sort, None).is_some())
+        };
+        let search = || doc! { "$text": { "$search": "rust" } };
+        let near = || doc! { "loc": { "$near": { "$geometry": { "type": "Point", "coordinates": [0.0, 0.0] }, "$maxDistance": 10.0 } } };
+        assert!(serves(kinds, search(), doc! {}));
+        assert!(serves(
+            kinds,
+            doc! { "$text": { "$search": "rust" }, "title": "x" },
+            doc! {}
+        ));
+        assert!(serves(kinds, near(), doc! {}));
+        assert!(serves(
+            kinds,
+            doc! { "loc": { "$geoWithin": { "$box": [[0.0, 0.0], [1.0, 1.0]] } } },
+            doc! {}
+        ));
+        // Nothing else: not an equality on their keys, nor a sort.
+        assert!(!serves(kinds, doc! { "title": "x" }, doc! {}));
+        assert!(!serves(kinds, doc! { "loc": { "$gt": 1 } }, doc! {}));
+        assert!(!serves(kinds, search(), doc! { "title": 1 }));
+        assert!(!serves(kinds, near(), doc! { "title": 1 }));
+        // And an ordered index serves neither operator.
+        assert!(!serves(
+            plain,
+            doc! { "$text": { "$search": "rust" }, "title": "x" },
+            doc! {}
+        ));
+        assert!(serves(plain, doc! { "title": "x" }, doc! {}));
     }
 
     #[test]

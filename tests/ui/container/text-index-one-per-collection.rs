@@ -1,0 +1,17 @@
+use schema_core::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Document, Serialize, Deserialize)]
+#[document(
+    collection = "articles",
+    index(keys(title = "text")),
+    index(keys(body = "text"))
+)]
+struct Article {
+    #[serde(rename = "_id")]
+    id: String,
+    title: String,
+    body: String,
+}
+
+fn main() {}

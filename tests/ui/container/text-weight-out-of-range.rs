@@ -1,0 +1,12 @@
+use schema_core::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Document, Serialize, Deserialize)]
+#[document(collection = "articles", index(keys(title = "text"), weights(title = 100000)))]
+struct Article {
+    #[serde(rename = "_id")]
+    id: String,
+    title: String,
+}
+
+fn main() {}
