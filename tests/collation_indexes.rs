@@ -141,6 +141,17 @@ async fn a_collated_unique_index_is_created_kept_in_sync_and_enforced() {
         .await
         .unwrap();
     assert_eq!(one.map(|m| m.id).as_deref(), Some("m1"));
+    let counted = members
+        .count(Member::FIELDS.email.eq(&any_case))
+        .collation(en2())
+        .await
+        .unwrap();
+    assert_eq!(counted, 1, "counted whatever the case");
+    log.clear();
+    refused(
+        &log,
+        members.count(Member::FIELDS.email.eq(&any_case)).await,
+    );
     let plan = members
         .find(Member::FIELDS.email.eq(&any_case))
         .collation(en2())

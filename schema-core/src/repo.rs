@@ -316,9 +316,15 @@ impl<M: Document> Repo<M> {
         &self,
         session: Option<&mut ClientSession>,
         filter: BsonDocument,
+        collation: Option<mongodb::options::Collation>,
         error: impl FnOnce(mongodb::error::Error) -> Error,
     ) -> Result<u64> {
-        with_session!(self.coll.count_documents(filter), session).map_err(error)
+        let count = self.coll.count_documents(filter);
+        let count = match collation {
+            Some(collation) => count.collation(collation),
+            None => count,
+        };
+        with_session!(count, session).map_err(error)
     }
 
     /// An action of this repository named `operation` (no options).

@@ -134,6 +134,7 @@ impl<M: Document> Repo<M> {
             repo: self,
             filter: filter.into().into_document(),
             scan: false,
+            collation: None,
             session: None,
         }
     }
@@ -615,6 +616,7 @@ pub struct Count<'a, M: Document> {
     repo: &'a Repo<M>,
     filter: Result<BsonDocument>,
     scan: bool,
+    collation: Option<IndexCollation>,
     session: Option<&'a mut ClientSession>,
 }
 
@@ -622,6 +624,14 @@ impl<'a, M: Document> Count<'a, M> {
     /// Allows a collection scan on purpose (see [`Find::scan`]).
     pub fn scan(mut self) -> Self {
         self.scan = true;
+        self
+    }
+
+    /// Counts with `collation`: `ann@EXAMPLE.org` counts as
+    /// `Ann@example.org` at strength 2, and only an index with the same
+    /// collation serves the count (see [`Find::collation`]).
+    pub fn collation(mut self, collation: IndexCollation) -> Self {
+        self.collation = Some(collation);
         self
     }
 
@@ -642,13 +652,18 @@ impl<'a, M: Document> IntoFuture for Count<'a, M> {
             let filter = count.filter?;
             let served = match count.scan {
                 true => None,
-                false => Some(guard::plan::<M>(&filter, None)?),
+                false => Some(guard::plan_with::<M>(
+                    &filter,
+                    None,
+                    count.collation.as_ref(),
+                )?),
             };
             if let Some(served) = &served {
                 count.repo.require_indexes(&served.indexes).await?;
             }
             let error = |e| count.repo.index_error(e, "count in", served.as_ref());
-            count.repo.count_opt(s, filter, error).await
+            let collation = count.collation.as_ref().map(IndexCollation::to_driver);
+            count.repo.count_opt(s, filter, collation, error).await
         });
         with_session(action, session).into_future()
     }

@@ -43,10 +43,23 @@
 //!   test server plans it alone as a collection scan), `$nor` (a typed
 //!   filter's `!`: `depot.eq("north") & !status.eq("active")` rides the
 //!   `depot` index) and `$expr`;
-//! - no index can bound `$where`, `$text`, `$size`, `$mod`, the `$bits...`
-//!   tests, nor an operator this guard does not know: a query with one of
-//!   them is served only through an equality on `_id` (or on a unique
-//!   index).
+//! - geo tests (`$near`, `$nearSphere`, `$geoWithin`, `$geoIntersects`)
+//!   and `$text`: served only by an index of their own kind, below;
+//! - no index can bound `$where`, `$size`, `$mod`, the `$bits...` tests, nor
+//!   an operator this guard does not know: a query with one of them is
+//!   served only through an equality on `_id` (or on a unique index).
+//!
+//! **Index kinds** ([`IndexKind`](crate::IndexKind)). A hashed index
+//! (`keys(serial = hashed)`) serves equality and `$in` on its key, never a
+//! range or a sort. A 2dsphere index (`keys(loc = "2dsphere")`) serves a
+//! query with a geo test on its key, the query's other conditions checked
+//! on what it finds, and no sort (`$near` orders by distance); no other
+//! index serves a geo test. The text index (`keys(title = "text", ..)`)
+//! serves a `$text` search, the other conditions checked on what it finds,
+//! and no sort; no other index serves `$text`. Neither serves anything
+//! else. A query sent with a collation counts only on indexes with that
+//! collation, and one without only on indexes without one (see
+//! [`collation`](crate::collation)).
 //!
 //! **Paths and arrays.** A dotted path is served by an index on that same
 //! path: an index on `profile.displayName` serves `{"profile.displayName": x}`

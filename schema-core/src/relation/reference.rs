@@ -498,7 +498,7 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
             "count_children",
             (),
             move |s, ()| async move {
-                repo.count_opt(s, filter?, |e| repo.err(e, "count in"))
+                repo.count_opt(s, filter?, None, |e| repo.err(e, "count in"))
                     .await
             },
         )
