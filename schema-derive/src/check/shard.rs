@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use super::{check_field_key_as, not_one_value, written, NotOneValue};
 use crate::ast::{key_text, Derive, Input};
-use crate::attr::{Dir, FieldKind, KeyName, ShardKeyAttr};
+use crate::attr::{CopyKind, Dir, FieldKind, KeyName, ShardKeyAttr};
 use crate::ctxt::Ctxt;
 
 pub(super) fn check(cx: &Ctxt, input: &Input) {
@@ -106,6 +106,9 @@ fn fields_hold_one_value(cx: &Ctxt, input: &Input, key: &ShardKeyAttr) {
             }
             (None, _) if field.serde.may_be_missing || input.serde.default => {
                 "may be missing from a stored document (serde `default` or `skip_serializing_if`)".to_owned()
+            }
+            (None, _) if field.copy.as_ref().is_some_and(|c| c.kind == CopyKind::Follows) => {
+                "is a `#[copy]` of another document's field, which the copy helpers rewrite when the source changes".to_owned()
             }
             (None, _) if stamped(input, &field.name) => {
                 "is a field every helper write changes (`version`, `timestamps`): a shard key value that moves with each write moves the document between chunks".to_owned()
