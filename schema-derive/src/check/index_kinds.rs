@@ -53,6 +53,7 @@ const TEXT_LANGUAGES: &[&str] = &[
 pub(super) fn check(cx: &Ctxt, input: &Input) {
     let mut first_text: Option<proc_macro2::Span> = None;
     for index in &input.attrs.indexes {
+        wildcard_keys_are_whole(cx, index);
         let kinded = index.keys.iter().find(|k| k.dir.is_kind());
         let text = kinded.is_some_and(|k| k.dir == Dir::Text);
         text_options_are_on_a_text_index(cx, input, index, text);
@@ -81,6 +82,31 @@ pub(super) fn check(cx: &Ctxt, input: &Input) {
                 hashed_key_is_one_value(cx, input, &kinded.name);
             }
             _ => is_one_key(cx, input, index, kinded, "2dsphere", "\"2dsphere\""),
+        }
+    }
+}
+
+/// A wildcard key (`"$**"`, `"attrs.$**"`) ends its path with `$**`,
+/// and its index is not unique (the server refuses both otherwise).
+fn wildcard_keys_are_whole(cx: &Ctxt, index: &IndexAttr) {
+    for key in &index.keys {
+        let KeyName::Path(lit) = &key.name else {
+            continue;
+        };
+        let path = lit.value();
+        if !path.contains("$**") {
+            continue;
+        }
+        if !(path == "$**" || path.ends_with(".$**")) || path.matches("$**").count() > 1 {
+            cx.error_spanned_by(
+                lit,
+                format!("`{path}` is not a wildcard key: it is `\"$**\"` (every field) or a path ending in `.$**` (every field under it), such as `\"attrs.$**\"`"),
+            );
+        } else if index.unique {
+            cx.error_at(
+                index.span,
+                "a wildcard index cannot be unique: declare an ordered unique index on the field",
+            );
         }
     }
 }
