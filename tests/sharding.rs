@@ -4,7 +4,7 @@
 //! second time, and the helpers work on it. Hashed indexes (what a hashed
 //! shard key needs) are served by the index guard for equality only. What
 //! a mongos replies and the commands `sync` sends there are tested against
-//! recorded replies in `schema_core::shard`; with `MONGODB_SHARDED_URI`
+//! recorded replies in `schema-core/src/cluster/tests.rs`; with `MONGODB_SHARDED_URI`
 //! set to a real mongos, the last test here shards the same models on the
 //! cluster and checks what `config.collections` then lists.
 

@@ -17,7 +17,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use bson::{Bson, Document};
+use bson::{doc, Bson, Document};
 
 use crate::collation::{self, IndexCollation};
 use crate::index::{write_index, IndexSpec};
@@ -338,7 +338,7 @@ impl Action {
                 key,
                 enable_sharding,
                 ..
-            } => crate::shard::cluster::shard_commands(namespace, key, enable_sharding.as_deref()),
+            } => shard_commands(namespace, key, enable_sharding.as_deref()),
             _ => Vec::new(),
         }
     }
@@ -471,6 +471,43 @@ fn property_count(validator: &Document) -> usize {
         .map_or(0, |p| p.len())
 }
 
+/// A collection whose model declares a shard key, left unsharded because
+/// the server is not a mongos. Setup still creates the key's index.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Unsharded {
+    /// Collection name.
+    pub collection: String,
+    /// The model's shard key document.
+    pub key: Document,
+}
+
+impl fmt::Display for Unsharded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: shard key {} not applied: the server is not a mongos (its `hello` has no \
+             `msg: \"isdbgrid\"`), so the collection stays unsharded; the key's index is created",
+            self.collection, self.key
+        )
+    }
+}
+
+/// The commands that shard a collection, in order, as sent to the admin
+/// database: `enableSharding` first when the server needs it.
+pub(crate) fn shard_commands(
+    namespace: &str,
+    key: &Document,
+    enable_sharding: Option<&str>,
+) -> Vec<Document> {
+    let mut commands = Vec::new();
+    if let Some(database) = enable_sharding {
+        commands.push(doc! { "enableSharding": database });
+    }
+    commands.push(doc! { "shardCollection": namespace, "key": key.clone() });
+    commands
+}
+
 /// What setup would do, in order.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Plan {
@@ -482,7 +519,7 @@ pub struct Plan {
     /// The collections whose models declare a shard key, left unsharded
     /// because the server is not a mongos (see [`shard`](crate::shard)).
     /// Not steps: a plan with only these is in sync.
-    pub unsharded: Vec<crate::shard::Unsharded>,
+    pub unsharded: Vec<Unsharded>,
 }
 
 impl Plan {

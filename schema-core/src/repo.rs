@@ -186,9 +186,8 @@ impl<M: Document> Repo<M> {
     /// The document with this `_id`: one `find`.
     pub fn get<'a>(&'a self, id: &'a M::Id) -> Action<'a, Option<M>> {
         self.action("get", move |s| async move {
-            let filter = id_filter::<M>(id)?;
-            crate::query::guard::targeting::note::<M>(&filter, "get");
-            self.find_one_opt(s, filter).await
+            self.note_by_id("get");
+            self.find_one_opt(s, id_filter::<M>(id)?).await
         })
     }
 
@@ -238,8 +237,8 @@ impl<M: Document> Repo<M> {
             filter.insert(*name, version.clone());
         }
         // On a cluster the shard key's values, read from the document,
-        // send the replace to one shard (see `shard::targeted`).
-        if let Some(targeted) = crate::shard::targeted::<M>(&filter, &raw) {
+        // send the replace to one shard (see `shard_targeted`).
+        if let Some(targeted) = shard_targeted::<M>(&filter, &raw) {
             let r = with_session!(
                 self.raw_docs().replace_one(targeted, &raw),
                 session.as_deref_mut()
@@ -262,6 +261,15 @@ impl<M: Document> Repo<M> {
                 Err(self.conflict(&id, version))
             }
             _ => Ok(false),
+        }
+    }
+
+    /// The `WARN` event (with the `tracing` feature) of a helper that finds
+    /// its document by `_id` alone, on a model sharded on another key: a
+    /// broadcast to every shard of a cluster.
+    pub(crate) fn note_by_id(&self, operation: &'static str) {
+        if let Some(key) = M::SHARD_KEY.filter(|k| k.fields.first() != Some(&"_id")) {
+            crate::shard::warn_broadcast(M::COLLECTION, operation, &key);
         }
     }
 
@@ -401,4 +409,27 @@ pub(crate) type IndexKey = (&'static str, Option<&'static str>);
 /// form (never a filter on null).
 pub(crate) fn id_filter<M: Document>(id: &M::Id) -> Result<BsonDocument> {
     Ok(doc! { "_id": id_to_bson::<M>(id)? })
+}
+
+/// `filter` (an `_id` filter) with the equality of each of `M`'s shard key
+/// fields to its value in `doc` (the document being written), or `None`
+/// when `M` has no shard key beyond `_id`, or `doc` lacks one of its
+/// fields. A mongos sends such a write to the one shard that holds it.
+fn shard_targeted<M: Document>(
+    filter: &BsonDocument,
+    doc: &bson::RawDocument,
+) -> Option<BsonDocument> {
+    let key = M::SHARD_KEY?;
+    if key.fields == ["_id"] {
+        return None;
+    }
+    let mut targeted = filter.clone();
+    for field in key.fields {
+        if *field == "_id" {
+            continue;
+        }
+        let value = doc.get(field).ok()??;
+        targeted.insert(*field, Bson::try_from(value).ok()?);
+    }
+    Some(targeted)
 }

@@ -310,8 +310,7 @@ pub(crate) async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Re
             .map_err(|e| Error::from_server(e, "create indexes on", &collection))?;
     }
     for action in to_shard {
-        crate::shard::cluster::shard(db.client(), action.collection(), action.sharding_commands())
-            .await?;
+        crate::cluster::shard(db.client(), action.collection(), action.sharding_commands()).await?;
         report.applied.push(action);
     }
     Ok(report)
@@ -324,9 +323,9 @@ async fn plan_sharding(
     db: &Database,
     models: &BTreeMap<&'static str, &ModelInfo>,
     actions: &mut Vec<Action>,
-    unsharded: &mut Vec<crate::shard::Unsharded>,
+    unsharded: &mut Vec<crate::plan::Unsharded>,
 ) -> Result<()> {
-    use crate::shard::cluster;
+    use crate::cluster;
     let wanted: Vec<(&str, crate::shard::ShardKey)> = models
         .iter()
         .filter_map(|(collection, model)| Some((*collection, model.shard_key?)))

@@ -547,7 +547,7 @@ impl<M: Document> Repo<M> {
     pub fn delete<'a>(&'a self, id: &'a M::Id) -> Action<'a, bool> {
         self.action("delete", move |s| async move {
             let filter = doc! { "_id": id_to_bson::<M>(id)? };
-            crate::query::guard::targeting::note::<M>(&filter, "delete");
+            self.note_by_id("delete");
             Ok(self.cascade(s, filter, Delete::ById).await?.is_some())
         })
     }

@@ -55,12 +55,6 @@ use bson::{Bson, Document};
 
 use crate::index::{IndexKind, IndexOrigin, IndexSpec, HASHED};
 
-pub(crate) mod cluster;
-#[cfg(test)]
-mod tests;
-
-pub use cluster::Unsharded;
-
 /// A model's shard key, by stored field names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ShardKey {
@@ -150,27 +144,20 @@ impl fmt::Display for ShardKey {
     }
 }
 
-/// `filter` (an `_id` filter) with the equality of each of `M`'s shard key
-/// fields to its value in `doc` (the document being written), or `None`
-/// when `M` has no shard key beyond `_id`, or `doc` lacks one of its
-/// fields. A mongos sends such a write to the one shard that holds it.
-pub(crate) fn targeted<M: crate::Document>(
-    filter: &Document,
-    doc: &bson::RawDocument,
-) -> Option<Document> {
-    let key = M::SHARD_KEY?;
-    if key.fields == ["_id"] {
-        return None;
-    }
-    let mut targeted = filter.clone();
-    for field in key.fields {
-        if *field == "_id" {
-            continue;
-        }
-        let value = doc.get(field).ok()??;
-        targeted.insert(*field, Bson::try_from(value).ok()?);
-    }
-    Some(targeted)
+/// With the `tracing` feature, the `WARN` event of a query of
+/// `collection` that goes to every shard of a cluster (see
+/// [`query::targeting`](crate::query::targeting)); nothing otherwise.
+pub(crate) fn warn_broadcast(collection: &'static str, operation: &'static str, key: &ShardKey) {
+    #[cfg(feature = "tracing")]
+    tracing::warn!(
+        target: "schema_core",
+        collection,
+        operation,
+        shard_key = %key,
+        "on a sharded cluster this query goes to every shard: its filter does not hold the shard key's first field by equality",
+    );
+    #[cfg(not(feature = "tracing"))]
+    let _ = (collection, operation, key);
 }
 
 /// `declared` with the index `key` needs added last, when none of them

@@ -79,17 +79,9 @@ pub fn targeting<M: Document>(filter: &BsonDocument) -> Targeting {
 /// `filter` is a broadcast on a cluster; nothing otherwise (and nothing at
 /// all for a model without a shard key: a constant).
 pub(crate) fn note<M: Document>(filter: &BsonDocument, operation: &'static str) {
-    #[cfg(feature = "tracing")]
-    if M::SHARD_KEY.is_some() && targeting::<M>(filter) == Targeting::Broadcast {
-        let key = M::SHARD_KEY.map(|k| k.to_string()).unwrap_or_default();
-        tracing::warn!(
-            target: "schema_core",
-            collection = M::COLLECTION,
-            operation,
-            shard_key = %key,
-            "on a sharded cluster this query goes to every shard: its filter does not hold the shard key's first field by equality",
-        );
+    if let Some(key) = M::SHARD_KEY {
+        if targeting::<M>(filter) == Targeting::Broadcast {
+            crate::shard::warn_broadcast(M::COLLECTION, operation, &key);
+        }
     }
-    #[cfg(not(feature = "tracing"))]
-    let _ = (filter, operation, M::SHARD_KEY);
 }

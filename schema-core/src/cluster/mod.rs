@@ -2,18 +2,18 @@
 //! the server is a mongos (its `hello` reply), how the models' collections
 //! are sharded (`config.collections`), and the commands that shard them.
 //! The planning is a function of those replies alone, so it is tested
-//! against replies recorded from the MongoDB documentation.
+//! against replies recorded from the MongoDB documentation. (The models'
+//! side, [`ShardKey`], is [`shard`](crate::shard)'s.)
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use bson::{doc, Bson, Document};
 use futures_util::TryStreamExt;
 use mongodb::Client;
 
-use super::ShardKey;
 use crate::error::{Error, Result};
-use crate::plan::{same_key_order, Action};
+use crate::plan::{same_key_order, Action, Unsharded};
+use crate::shard::ShardKey;
 
 /// The wire version of MongoDB 5.0, the first with `reshardCollection`.
 const WIRE_5_0: i32 = 13;
@@ -42,28 +42,6 @@ impl Deployment {
             mongos: hello.get_str("msg").ok() == Some("isdbgrid"),
             max_wire_version,
         }
-    }
-}
-
-/// A collection whose model declares a shard key, left unsharded because
-/// the server is not a mongos. Setup still creates the key's index.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct Unsharded {
-    /// Collection name.
-    pub collection: String,
-    /// The model's shard key document.
-    pub key: Document,
-}
-
-impl fmt::Display for Unsharded {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}: shard key {} not applied: the server is not a mongos (its `hello` has no \
-             `msg: \"isdbgrid\"`), so the collection stays unsharded; the key's index is created",
-            self.collection, self.key
-        )
     }
 }
 
@@ -178,22 +156,7 @@ fn suggestion(
     }
 }
 
-/// The commands that shard a collection, in order, as sent to the admin
-/// database: `enableSharding` first when the server needs it.
-pub(crate) fn shard_commands(
-    namespace: &str,
-    key: &Document,
-    enable_sharding: Option<&str>,
-) -> Vec<Document> {
-    let mut commands = Vec::new();
-    if let Some(database) = enable_sharding {
-        commands.push(doc! { "enableSharding": database });
-    }
-    commands.push(doc! { "shardCollection": namespace, "key": key.clone() });
-    commands
-}
-
-/// Runs [`shard_commands`] on the admin database. A database whose sharding
+/// Runs a [`Action::ShardCollection`]'s commands on the admin database. A database whose sharding
 /// is already enabled (code 23, `AlreadyInitialized`, on servers before
 /// 4.0.3) is fine.
 pub(crate) async fn shard(
@@ -214,3 +177,6 @@ pub(crate) async fn shard(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;

@@ -5,10 +5,10 @@
 
 use bson::{doc, DateTime, Document};
 
-use super::cluster::{by_namespace, plan, Deployment};
-use super::{with_supporting_index, ShardKey};
+use super::{by_namespace, plan, Deployment};
 use crate::index::{Direction, IndexKind, IndexOrigin, IndexSpec};
 use crate::plan::{diff_indexes, Action, ServerIndex};
+use crate::shard::{with_supporting_index, ShardKey};
 
 /// `hello` through a mongos of MongoDB 7.0 ("When connected to a mongos,
 /// the hello command returns a document that contains the string isdbgrid
@@ -69,7 +69,7 @@ fn planned(
     hello: &Document,
     wanted: &[(&str, ShardKey)],
     sharded: &[Document],
-) -> (Vec<Action>, Vec<super::Unsharded>) {
+) -> (Vec<Action>, Vec<crate::plan::Unsharded>) {
     let sharded = by_namespace(sharded.to_vec());
     let (mut actions, mut unsharded) = (Vec::new(), Vec::new());
     plan(
