@@ -254,3 +254,173 @@ async fn another_collation_on_the_same_keys_is_drift() {
     let again = case_sensitive.plan(&db).await.unwrap();
     assert!(again.is_empty(), "{again}");
 }
+
+/// Members with badges: a collated email index and a bounded array, so a
+/// push's guarded path (a `find`, then the update under the guard) runs.
+#[derive(Document, Serialize, Deserialize, Debug, Clone)]
+#[document(
+    collection = "badge_holders",
+    index(keys(email = asc), unique, collation(locale = "en", strength = 2))
+)]
+struct Holder {
+    #[serde(rename = "_id")]
+    id: String,
+    email: String,
+    #[embed(max = 2)]
+    badges: Vec<String>,
+    visits: i64,
+}
+
+/// Every command named `name` that `log` kept since it was last taken
+/// carries the collation `{locale: en, strength: 2}`; returns how many.
+fn collated_commands(sent: &[schema_testkit::Sent], name: &str) -> usize {
+    let mine: Vec<_> = sent.iter().filter(|s| s.name == name).collect();
+    for s in &mine {
+        // Updates and deletes carry it per statement, the others at the top.
+        let statements = ["updates", "deletes"]
+            .iter()
+            .find_map(|key| s.command.get_array(key).ok());
+        let collations: Vec<&BsonDocument> = match statements {
+            Some(statements) => statements
+                .iter()
+                .map(|st| st.as_document().unwrap().get_document("collation").unwrap())
+                .collect(),
+            None => vec![s.command.get_document("collation").unwrap()],
+        };
+        for c in collations {
+            assert_eq!(c.get_str("locale").unwrap(), "en", "{:?}", s.command);
+            assert_eq!(c.get_i32("strength").unwrap(), 2, "{:?}", s.command);
+        }
+    }
+    mine.len()
+}
+
+/// Filtered writes take `.collation(..)` too: the guard counts on the
+/// collated index for them, every command that reads the filter carries
+/// the collation (the push's `find`, the guarded update, the read after a
+/// full array), and they match whatever the case; without it they are
+/// refused before anything is sent.
+#[tokio::test]
+async fn filtered_writes_carry_the_collation_of_the_index_they_ride() {
+    let mut options = mongodb::options::ClientOptions::parse(support::uri())
+        .await
+        .unwrap();
+    let log = schema_testkit::CommandLog::keeping_commands();
+    log.record(&mut options);
+    let client = mongodb::Client::with_options(options).unwrap();
+    let db = support::fresh_db(&client, "collation_writes").await;
+    Schema::new().with::<Holder>().sync(&db).await.unwrap();
+    let holders = Repo::<Holder>::new(&db);
+    let f = Holder::FIELDS;
+    for (id, email) in [("h1", "Ann@Example.org"), ("h2", "Bob@Example.org")] {
+        holders
+            .insert(&Holder {
+                id: id.into(),
+                email: email.into(),
+                badges: vec![],
+                visits: 0,
+            })
+            .await
+            .unwrap();
+    }
+    let en2 = || IndexCollation::new("en").strength(2);
+    let ann = || f.email.eq(&"ANN@example.ORG".to_owned());
+    let unindexed = |r: Result<(), Error>| {
+        let err = r.unwrap_err();
+        assert!(matches!(err, Error::Unindexed { .. }), "{err}");
+    };
+
+    // Without the collation: refused, nothing sent.
+    log.take_sent();
+    unindexed(holders.update_one(ann(), f.visits.inc(&1)).await.map(drop));
+    unindexed(holders.update_many(ann(), f.visits.inc(&1)).await.map(drop));
+    unindexed(
+        holders
+            .find_one_and_update(ann(), f.visits.inc(&1))
+            .await
+            .map(drop),
+    );
+    unindexed(holders.delete_many(ann()).await.map(drop));
+    unindexed(holders.find_one_and_delete(ann()).await.map(drop));
+    assert!(log.take_sent().is_empty(), "nothing sent");
+
+    // With it: each matches Ann whatever the case, and says so on the wire.
+    let r = holders
+        .update_one(ann(), f.visits.inc(&1))
+        .collation(en2())
+        .await
+        .unwrap();
+    assert_eq!((r.matched, r.modified), (1, 1));
+    let r = holders
+        .update_many(ann(), f.visits.inc(&1))
+        .collation(en2())
+        .await
+        .unwrap();
+    assert_eq!(r.matched, 1);
+    let after = holders
+        .find_one_and_update(ann(), f.visits.inc(&1))
+        .collation(en2())
+        .return_document(schema_core::write::ReturnDocument::After)
+        .await
+        .unwrap()
+        .expect("Ann found");
+    assert_eq!((after.id.as_str(), after.visits), ("h1", 3));
+    let sent = log.take_sent();
+    assert_eq!(collated_commands(&sent, "update"), 2);
+    assert_eq!(collated_commands(&sent, "findAndModify"), 1);
+
+    // A bounded push: the pick and the guarded update carry it, and the
+    // read that names a full array too.
+    for badge in ["early", "kind"] {
+        let r = holders
+            .update_one(ann(), f.badges.push(&badge.to_owned()))
+            .collation(en2())
+            .await
+            .unwrap();
+        assert_eq!(r.modified, 1, "{badge} pushed");
+    }
+    let err = holders
+        .update_one(ann(), f.badges.push(&"third".to_owned()))
+        .collation(en2())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::EmbedFull { .. }), "{err}");
+    let full = holders
+        .find_one_and_update(ann(), f.badges.push(&"third".to_owned()))
+        .collation(en2())
+        .await
+        .unwrap_err();
+    assert!(matches!(full, Error::EmbedFull { .. }), "{full}");
+    let sent = log.take_sent();
+    // Three picks and a read for `update_one`, a pick and a read for
+    // `find_one_and_update`.
+    assert_eq!(collated_commands(&sent, "find"), 4 + 2, "picks and reads");
+    assert_eq!(collated_commands(&sent, "update"), 3);
+    assert_eq!(collated_commands(&sent, "findAndModify"), 1);
+    let stored = holders.get(&"h1".to_owned()).await.unwrap().unwrap();
+    assert_eq!(stored.badges, ["early", "kind"], "nothing past the max");
+
+    // Deletes: Ann by another case, then Bob by many.
+    let gone = holders
+        .find_one_and_delete(ann())
+        .collation(en2())
+        .await
+        .unwrap()
+        .expect("Ann deleted");
+    assert_eq!(gone.id, "h1");
+    let many = holders
+        .delete_many(f.email.eq(&"bob@EXAMPLE.org".to_owned()))
+        .collation(en2())
+        .await
+        .unwrap();
+    assert_eq!(many, 1);
+    let sent = log.take_sent();
+    assert_eq!(collated_commands(&sent, "findAndModify"), 1);
+    assert_eq!(collated_commands(&sent, "delete"), 1);
+    let left = db
+        .collection::<BsonDocument>("badge_holders")
+        .count_documents(doc! {})
+        .await
+        .unwrap();
+    assert_eq!(left, 0);
+}

@@ -4,7 +4,8 @@
 //! `ann@EXAMPLE.org` cannot both be stored.
 //!
 //! A query uses a collated index only when it carries the same collation
-//! ([`Find::collation`](crate::query::Find::collation)): the index guard
+//! ([`Find::collation`](crate::query::Find::collation), and the same
+//! `.collation(..)` on `count` and the filtered writes): the index guard
 //! counts on a collated index only for a query with the same collation, and
 //! on the other indexes only for a query without one. A query on its keys
 //! without the collation needs another index, or is refused before it is

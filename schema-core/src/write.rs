@@ -54,14 +54,19 @@
 //! [`query::check`](crate::query::check) before anything is sent: when no
 //! declared index serves it, [`Error::Unindexed`] names the fields and the
 //! attribute that would add the index. `.scan()` on the action allows a
-//! collection scan on purpose. `_id` lookups are always served.
+//! collection scan on purpose. `_id` lookups are always served. Sent with
+//! `.collation(..)`, a write's filter compares strings by that collation,
+//! and only an index with the same collation serves it (see
+//! [`collation`](crate::collation)).
 
 use bson::{doc, Bson, Document as BsonDocument, RawDocumentBuf};
 use mongodb::error::ErrorKind;
+use mongodb::options::Collation;
 use mongodb::ClientSession;
 
 use crate::action::Action;
 use crate::codec::{self, id_to_bson};
+use crate::collation::IndexCollation;
 use crate::error::{id_text, Error, FailedInsert, InsertManyFailure, Result};
 use crate::filter::Filter;
 use crate::model::{Document, Relation, Stamp, Updatable};
@@ -83,10 +88,10 @@ pub struct UpdateResult {
 }
 
 /// The options of [`Repo::update_one`] and [`Repo::update_many`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct UpdateOptions {
     upsert: bool,
-    scan: bool,
+    filtered: Filtered,
 }
 
 impl<T> Action<'_, T, UpdateOptions> {
@@ -124,10 +129,10 @@ pub enum ReturnDocument {
 }
 
 /// The options of [`Repo::find_one_and_update`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FindOneAndUpdateOptions {
     upsert: bool,
-    scan: bool,
+    filtered: Filtered,
     return_document: ReturnDocument,
 }
 
@@ -247,13 +252,23 @@ impl<T> Action<'_, T, InsertManyOptions> {
 }
 
 /// The options of [`Repo::delete_many`] and [`Repo::find_one_and_delete`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DeleteOptions {
-    scan: bool,
+    filtered: Filtered,
 }
 
-/// `.scan()` on the actions whose filter the index guard checks.
-macro_rules! scan_option {
+/// The options of every write whose filter the index guard checks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Filtered {
+    /// `.scan()`: the guard does not check the filter.
+    scan: bool,
+    /// `.collation(..)`: the filter is sent, and checked, with it.
+    collation: Option<IndexCollation>,
+}
+
+/// `.scan()` and `.collation(..)` on the actions whose filter the index
+/// guard checks.
+macro_rules! filter_options {
     ($($options:ty),*) => {$(
         impl<T> Action<'_, T, $options> {
             /// Allows a collection scan on purpose: the index guard does not
@@ -273,13 +288,43 @@ macro_rules! scan_option {
             /// # }
             /// ```
             pub fn scan(mut self) -> Self {
-                self.options_mut().scan = true;
+                self.options_mut().filtered.scan = true;
+                self
+            }
+
+            /// Sends the write with `collation`, so that the filter's string
+            /// comparisons follow it (`ann@EXAMPLE.org` matches
+            /// `Ann@example.org` at strength 2), and an index with the same
+            /// collation serves it: the guard counts only on indexes with
+            /// this collation, as for [`Find::collation`](crate::query::Find::collation).
+            /// Every command of the write that reads the filter (the `find`
+            /// of a guarded push or of a cascading delete, the update or
+            /// delete itself) carries it.
+            ///
+            /// ```no_run
+            /// # use schema_core::prelude::*;
+            /// # use schema_core::collation::IndexCollation;
+            /// # use serde::{Deserialize, Serialize};
+            /// # #[derive(Document, Serialize, Deserialize)]
+            /// # #[document(collection = "members",
+            /// #     index(keys(email = asc), unique, collation(locale = "en", strength = 2)))]
+            /// # struct Member { #[serde(rename = "_id")] id: String, email: String }
+            /// # async fn demo(members: Repo<Member>) -> schema_core::Result<()> {
+            /// let gone = members
+            ///     .delete_many(Member::FIELDS.email.eq(&"ANN@example.org".to_owned()))
+            ///     .collation(IndexCollation::new("en").strength(2))
+            ///     .await?;
+            /// # Ok(())
+            /// # }
+            /// ```
+            pub fn collation(mut self, collation: IndexCollation) -> Self {
+                self.options_mut().filtered.collation = Some(collation);
                 self
             }
         }
     )*};
 }
-scan_option!(UpdateOptions, FindOneAndUpdateOptions, DeleteOptions);
+filter_options!(UpdateOptions, FindOneAndUpdateOptions, DeleteOptions);
 
 impl<M: Document> Repo<M> {
     /// The filter of a query these writes send, as the document sent: the
@@ -288,14 +333,16 @@ impl<M: Document> Repo<M> {
     /// ([`Error::Unindexed`], nothing sent) and that the server has it
     /// ([`Error::MissingIndex`], asked once per index and repository),
     /// unless the action was told `.scan()`.
-    async fn query(&self, filter: Filter<M>, scan: bool) -> Result<BsonDocument> {
+    async fn query(&self, filter: Filter<M>, options: &Filtered) -> Result<Matching> {
         let filter = filter.into_document()?;
-        if !scan {
-            let served = crate::query::guard::plan::<M>(&filter, None)?;
+        if !options.scan {
+            let collation = options.collation.as_ref();
+            let served = crate::query::guard::plan_with::<M>(&filter, None, collation)?;
             self.require_indexes(&served.indexes).await?;
         }
         crate::query::guard::targeting::note::<M>(&filter, "write");
-        Ok(filter)
+        let collation = options.collation.as_ref().map(IndexCollation::to_driver);
+        Ok(Matching { filter, collation })
     }
 
     /// Inserts documents in one `insert` (split by the driver when they are
@@ -430,7 +477,7 @@ impl<M: Document> Repo<M> {
             move |s, o| async move {
                 let parts = update.into_parts()?;
                 refuse_guarded("update_one with upsert", o.upsert, &parts)?;
-                let filter = self.query(filter, o.scan).await?;
+                let filter = self.query(filter, &o.filtered).await?;
                 if !parts.has_guard() {
                     return self.update_plain(s, filter, parts, o.upsert, false).await;
                 }
@@ -467,7 +514,7 @@ impl<M: Document> Repo<M> {
             move |s, o| async move {
                 let parts = update.into_parts()?;
                 refuse_guarded("update_many", true, &parts)?;
-                let filter = self.query(filter, o.scan).await?;
+                let filter = self.query(filter, &o.filtered).await?;
                 self.update_plain(s, filter, parts, o.upsert, true).await
             },
         )
@@ -496,7 +543,7 @@ impl<M: Document> Repo<M> {
             move |s, o| async move {
                 let mut parts = update.into_parts()?;
                 refuse_guarded("find_one_and_update with upsert", o.upsert, &parts)?;
-                let filter = self.query(filter, o.scan).await?;
+                let filter = self.query(filter, &o.filtered).await?;
                 crate::stamp::updated::<M>(&mut parts.update, o.upsert)?;
                 let which = match o.return_document {
                     ReturnDocument::Before => mongodb::options::ReturnDocument::Before,
@@ -505,9 +552,10 @@ impl<M: Document> Repo<M> {
                 if !parts.has_guard() {
                     let coll = self.raw_docs();
                     let action = coll
-                        .find_one_and_update(filter, parts.update)
+                        .find_one_and_update(filter.filter, parts.update)
                         .upsert(o.upsert)
                         .return_document(which);
+                    let action = collated!(action, filter.collation);
                     let found = with_session!(action, s).map_err(|e| self.err(e, "update"))?;
                     return found.map(|raw| codec::decode(&raw)).transpose();
                 }
@@ -519,10 +567,11 @@ impl<M: Document> Repo<M> {
                 let coll = self.raw_docs();
                 let action = coll
                     .find_one_and_update(
-                        guarded(&id, Some(&filter), &parts.guard),
+                        guarded(&id, Some(&filter.filter), &parts.guard),
                         parts.update.clone(),
                     )
                     .return_document(which);
+                let action = collated!(action, filter.collation.clone());
                 let found =
                     with_session!(action, s.as_deref_mut()).map_err(|e| self.err(e, "update"))?;
                 match found {
@@ -546,7 +595,7 @@ impl<M: Document> Repo<M> {
     /// session. Other models: one `delete`.
     pub fn delete<'a>(&'a self, id: &'a M::Id) -> Action<'a, bool> {
         self.action("delete", move |s| async move {
-            let filter = doc! { "_id": id_to_bson::<M>(id)? };
+            let filter = Matching::exactly(doc! { "_id": id_to_bson::<M>(id)? });
             self.note_by_id("delete");
             Ok(self.cascade(s, filter, Delete::ById).await?.is_some())
         })
@@ -563,7 +612,7 @@ impl<M: Document> Repo<M> {
             "delete_many",
             options,
             move |s, o| async move {
-                let filter = self.query(filter, o.scan).await?;
+                let filter = self.query(filter, &o.filtered).await?;
                 let deleted = self.cascade(s, filter, Delete::Many).await?;
                 Ok(deleted.map_or(0, |d| d.count))
             },
@@ -583,7 +632,7 @@ impl<M: Document> Repo<M> {
             "find_one_and_delete",
             options,
             move |s, o| async move {
-                let filter = self.query(filter, o.scan).await?;
+                let filter = self.query(filter, &o.filtered).await?;
                 match self.cascade(s, filter, Delete::Returning).await? {
                     Some(Deleted {
                         returned: Some(raw),
@@ -600,10 +649,13 @@ impl<M: Document> Repo<M> {
     async fn pick(
         &self,
         session: Option<&mut ClientSession>,
-        filter: &BsonDocument,
+        filter: &Matching,
     ) -> Result<Option<Bson>> {
         let coll = self.raw();
-        let find = coll.find_one(filter.clone()).projection(doc! { "_id": 1 });
+        let find = coll
+            .find_one(filter.filter.clone())
+            .projection(doc! { "_id": 1 });
+        let find = collated!(find, filter.collation.clone());
         let found = with_session!(find, session).map_err(|e| self.err(e, "find in"))?;
         Ok(found.and_then(|mut d| d.remove("_id")))
     }
@@ -636,7 +688,7 @@ impl<M: Document> Repo<M> {
         &self,
         mut session: Option<&mut ClientSession>,
         id: &Bson,
-        also: Option<BsonDocument>,
+        also: Option<Matching>,
         mut parts: UpdateParts,
         expected: Option<i64>,
     ) -> Result<UpdateResult> {
@@ -653,12 +705,13 @@ impl<M: Document> Repo<M> {
         crate::stamp::updated::<M>(&mut parts.update, false)?;
         self.prepare_pushes(session.as_deref_mut(), id, &parts)
             .await?;
-        let mut filter = guarded(id, also.as_ref(), &parts.guard);
+        let mut filter = guarded(id, also.as_ref().map(|a| &a.filter), &parts.guard);
         if let Some((name, v)) = version {
             filter.insert(name, v);
         }
         let coll = self.raw();
         let action = coll.update_one(filter, std::mem::take(&mut parts.update));
+        let action = collated!(action, also.as_ref().and_then(|a| a.collation.clone()));
         let r = with_session!(action, session.as_deref_mut()).map_err(|e| self.err(e, "update"))?;
         if r.matched_count == 0 && (parts.has_guard() || version.is_some()) {
             self.full_or_gone(session, id, also.as_ref(), &parts, version)
@@ -673,7 +726,7 @@ impl<M: Document> Repo<M> {
     async fn update_plain(
         &self,
         session: Option<&mut ClientSession>,
-        filter: BsonDocument,
+        filter: Matching,
         mut parts: UpdateParts,
         upsert: bool,
         many: bool,
@@ -681,10 +734,11 @@ impl<M: Document> Repo<M> {
         crate::stamp::updated::<M>(&mut parts.update, upsert)?;
         let coll = self.raw();
         let action = if many {
-            coll.update_many(filter, parts.update)
+            coll.update_many(filter.filter, parts.update)
         } else {
-            coll.update_one(filter, parts.update)
+            coll.update_one(filter.filter, parts.update)
         };
+        let action = collated!(action, filter.collation);
         let r = with_session!(action.upsert(upsert), session).map_err(|e| self.err(e, "update"))?;
         Ok(result(r))
     }
@@ -698,7 +752,7 @@ impl<M: Document> Repo<M> {
         &self,
         session: Option<&mut ClientSession>,
         id: &Bson,
-        also: Option<&BsonDocument>,
+        also: Option<&Matching>,
         parts: &UpdateParts,
         version: Option<(&'static str, i64)>,
     ) -> Result<()> {
@@ -711,8 +765,9 @@ impl<M: Document> Repo<M> {
         }
         let coll = self.raw();
         let find = coll
-            .find_one(guarded(id, also, &BsonDocument::new()))
+            .find_one(guarded(id, also.map(|a| &a.filter), &BsonDocument::new()))
             .projection(projection);
+        let find = collated!(find, also.and_then(|a| a.collation.clone()));
         let stored = with_session!(find, session).map_err(|e| self.err(e, "find in"))?;
         let Some(stored) = stored else {
             return Ok(());
@@ -738,7 +793,7 @@ impl<M: Document> Repo<M> {
     async fn cascade(
         &self,
         session: Option<&mut ClientSession>,
-        filter: BsonDocument,
+        filter: Matching,
         how: Delete,
     ) -> Result<Option<Deleted>> {
         if inverse_arrays::<M>().is_empty() {
@@ -764,14 +819,16 @@ impl<M: Document> Repo<M> {
     async fn delete_opt(
         &self,
         mut session: Option<&mut ClientSession>,
-        filter: &BsonDocument,
+        matching: &Matching,
         how: Delete,
     ) -> Result<Option<Deleted>> {
         let cascades = !inverse_arrays::<M>().is_empty();
+        let (filter, collation) = (&matching.filter, &matching.collation);
         let deleted = match how {
             Delete::Returning => {
                 let coll = self.raw_docs();
                 let action = coll.find_one_and_delete(filter.clone());
+                let action = collated!(action, collation.clone());
                 let found = with_session!(action, session.as_deref_mut())
                     .map_err(|e| self.err(e, "delete from"))?;
                 let Some(raw) = found else { return Ok(None) };
@@ -794,7 +851,7 @@ impl<M: Document> Repo<M> {
             }
             Delete::Many if !cascades => {
                 let coll = self.raw();
-                let action = coll.delete_many(filter.clone());
+                let action = collated!(coll.delete_many(filter.clone()), collation.clone());
                 with_session!(action, session.as_deref_mut())
             }
             Delete::ById => {
@@ -809,6 +866,7 @@ impl<M: Document> Repo<M> {
                 // the delete touch the same documents.
                 let coll = self.raw();
                 let find = coll.find(filter.clone()).projection(doc! { "_id": 1 });
+                let find = collated!(find, collation.clone());
                 let ids: Vec<Bson> = crate::cursor::collect(find, session.as_deref_mut())
                     .await
                     .map_err(|e| self.err(e, "find in"))?
@@ -859,6 +917,33 @@ impl<M: Document> Repo<M> {
         Ok(())
     }
 }
+
+/// The filter of a write as sent, with the collation its commands carry.
+struct Matching {
+    filter: BsonDocument,
+    collation: Option<Collation>,
+}
+
+impl Matching {
+    /// `filter` compared without a collation (an `_id`).
+    fn exactly(filter: BsonDocument) -> Self {
+        Matching {
+            filter,
+            collation: None,
+        }
+    }
+}
+
+/// `$action` with the collation, when there is one.
+macro_rules! collated {
+    ($action:expr, $collation:expr) => {
+        match $collation {
+            Some(collation) => $action.collation(collation),
+            None => $action,
+        }
+    };
+}
+use collated;
 
 /// Which delete [`Repo::cascade`] runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
