@@ -2,6 +2,7 @@
 
 mod branch;
 mod implied;
+mod search;
 pub(crate) mod targeting;
 
 #[cfg(test)]
@@ -14,6 +15,7 @@ use crate::error::{Error, QueryFields, Result};
 use crate::index::{Direction, IndexKind};
 use crate::model::Document;
 use branch::{branches, Branch, Kind};
+use search::Search;
 
 /// Checks that an index of `M` serves the query `filter` sorted by `sort`
 /// (see the module docs); [`Error::Unindexed`] naming the model, the fields
@@ -278,11 +280,8 @@ impl Model {
         sort: &[(String, Direction)],
         collation: Option<&IndexCollation>,
     ) -> Option<&'static Index> {
-        if branch.text {
-            return self.text_serving(branch, sort, collation);
-        }
-        if let Some(geo) = branch.fields.iter().find(|f| f.kind == Kind::Geo) {
-            return self.geo_serving(&geo.path, branch, sort, collation);
+        if let Some(search) = Search::of(branch) {
+            return self.search_serving(search, branch, sort, collation);
         }
         let point = |index: &&Index| {
             index.unique
@@ -319,53 +318,11 @@ impl Model {
                 let fits = match index.kind {
                     IndexKind::Ordered => true,
                     IndexKind::Hashed => s.sort.is_empty() && s.ranges.is_empty(),
-                    // Their own operators only (`text_serving`, `geo_serving`).
+                    // Their own operators only (`search_serving`).
                     _ => false,
                 };
                 fits && bounds(&index.keys, &s.eq, &s.sort, s.ranges.first())
             })
-        })
-    }
-}
-
-impl Model {
-    /// The text index, for a branch with a `$text` search: the search finds
-    /// the documents, the branch's other conditions are checked on them. A
-    /// text index gives no order but its score's (a `$meta` sort, which no
-    /// index serves).
-    fn text_serving(
-        &'static self,
-        branch: &Branch,
-        sort: &[(String, Direction)],
-        collation: Option<&IndexCollation>,
-    ) -> Option<&'static Index> {
-        if !sort.is_empty() || !branch.blockers.is_empty() {
-            return None;
-        }
-        self.indexes.iter().find(|index| {
-            index.kind == IndexKind::Text && index.collates(collation) && index.holds_all_of(branch)
-        })
-    }
-
-    /// The 2dsphere index on `path` that serves a branch with a geo
-    /// condition on it: the geo scan finds the documents, the branch's other
-    /// conditions are checked on them. `$near` orders by distance, so no
-    /// other sort is bounded.
-    fn geo_serving(
-        &'static self,
-        path: &str,
-        branch: &Branch,
-        sort: &[(String, Direction)],
-        collation: Option<&IndexCollation>,
-    ) -> Option<&'static Index> {
-        if !sort.is_empty() || !branch.blockers.is_empty() {
-            return None;
-        }
-        self.indexes.iter().find(|index| {
-            index.kind == IndexKind::Sphere2d
-                && index.keys.first().is_some_and(|(k, _)| k == path)
-                && index.collates(collation)
-                && index.holds_all_of(branch)
         })
     }
 }
@@ -460,53 +417,6 @@ fn bounds(
             && left_over.iter().all(|e| rest.iter().any(|(k, _)| k == **e)))
 }
 
-/// [`refusal`] of a branch with a `$text` search: it needs the
-/// collection's text index, and no other sort.
-fn text_refusal<M: Document>(branch: &Branch, sort: &[(String, Direction)]) -> Error {
-    let mut unindexable = branch.blockers.clone();
-    unindexable.push(if sort.is_empty() {
-        "`$text` without a text index: declare one on the fields it searches, `#[document(index(keys(title = \"text\", body = \"text\")))]`".to_owned()
-    } else {
-        "a sort beside `$text` (a text index orders by nothing but its score)".to_owned()
-    });
-    Error::Unindexed {
-        model: M::NAME,
-        collection: M::COLLECTION,
-        query: Box::new(QueryFields {
-            equality: Vec::new(),
-            sort: sort.iter().map(|(k, _)| k.clone()).collect(),
-            range: Vec::new(),
-            unindexable,
-        }),
-        index: None,
-    }
-}
-
-/// [`refusal`] of a branch with a geo condition on `path`: the index it
-/// needs is a 2dsphere index on it, and no other sort.
-fn geo_refusal<M: Document>(path: &str, branch: &Branch, sort: &[(String, Direction)]) -> Error {
-    let mut unindexable = branch.blockers.clone();
-    if !sort.is_empty() {
-        unindexable.push(format!(
-            "a sort beside the geo condition on `{path}` (`$near` orders by distance)"
-        ));
-    }
-    let index = unindexable
-        .is_empty()
-        .then(|| format!("#[document(index(keys({path:?} = \"2dsphere\")))]"));
-    Error::Unindexed {
-        model: M::NAME,
-        collection: M::COLLECTION,
-        query: Box::new(QueryFields {
-            equality: Vec::new(),
-            sort: sort.iter().map(|(k, _)| k.clone()).collect(),
-            range: vec![path.to_owned()],
-            unindexable,
-        }),
-        index,
-    }
-}
-
 /// The sort document as keys and directions; the operator that makes it one
 /// no index serves (`$meta`) otherwise.
 fn parse_sort(sort: &BsonDocument) -> std::result::Result<Vec<(String, Direction)>, String> {
@@ -530,11 +440,8 @@ fn parse_sort(sort: &BsonDocument) -> std::result::Result<Vec<(String, Direction
 
 /// [`Error::Unindexed`] for an unserved `branch` sorted by `sort`.
 fn refusal<M: Document>(model: &Model, branch: &Branch, sort: &[(String, Direction)]) -> Error {
-    if branch.text {
-        return text_refusal::<M>(branch, sort);
-    }
-    if let Some(geo) = branch.fields_of(|k| *k == Kind::Geo).first() {
-        return geo_refusal::<M>(geo, branch, sort);
+    if let Some(search) = Search::of(branch) {
+        return search::search_refusal::<M>(search, branch, sort);
     }
     let equality: Vec<String> = branch
         .fields_of(|k| matches!(k, Kind::Eq { .. }))
@@ -591,6 +498,14 @@ mod tests {
     use super::*;
     use crate::index::{IndexOrigin, IndexSpec};
     use bson::doc;
+
+    /// Whether `m` serves every branch of `filter` sorted by `sort`.
+    fn serves(m: &'static Model, filter: BsonDocument, sort: BsonDocument) -> bool {
+        let sort = parse_sort(&sort).unwrap();
+        branches(&filter, false)
+            .iter()
+            .all(|b| m.serving(b, &sort, None).is_some())
+    }
 
     fn model(specs: Vec<IndexSpec>, schema: BsonDocument) -> Model {
         let mut indexes = vec![Index::id()];
@@ -673,12 +588,6 @@ mod tests {
                 model(vec![spec(&[("serial", 1)])], doc! {}),
             )
         });
-        let serves = |m: &'static Model, filter: BsonDocument, sort: BsonDocument| {
-            let sort = parse_sort(&sort).unwrap();
-            branches(&filter, false)
-                .iter()
-                .all(|b| m.serving(b, &sort, None).is_some())
-        };
         let eq = || doc! { "serial": "SN-1" };
         let any = || doc! { "serial": { "$in": ["SN-1", "SN-2"] } };
         let range = || doc! { "serial": { "$gt": "SN-1" } };
@@ -703,12 +612,6 @@ mod tests {
             let plain = spec(&[("title", 1)]);
             (model(vec![text, geo], doc! {}), model(vec![plain], doc! {}))
         });
-        let serves = |m: &'static Model, filter: BsonDocument, sort: BsonDocument| {
-            let sort = parse_sort(&sort).unwrap();
-            branches(&filter, false)
-                .iter()
-                .all(|b| m.serving(b, &sort, None).is_some())
-        };
         let search = || doc! { "$text": { "$search": "rust" } };
         let near = || doc! { "loc": { "$near": { "$geometry": { "type": "Point", "coordinates": [0.0, 0.0] }, "$maxDistance": 10.0 } } };
         assert!(serves(kinds, search(), doc! {}));
