@@ -171,6 +171,30 @@ async fn a_sharded_model_syncs_on_a_replica_set_and_every_helper_works() {
         .await
         .unwrap();
     assert_eq!(updated.modified, 2);
+    // Moving many messages to another room at once writes the shard key of
+    // each: a cluster changes it one document at a time only, so it is
+    // refused before anything is sent, and nothing moved.
+    log.clear();
+    let moved = messages
+        .update_many(
+            fields.room_id.eq(&lobby),
+            fields.room_id.set(&"hall".to_owned()),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(moved, Error::Model(_)), "{moved}");
+    assert!(
+        moved
+            .to_string()
+            .contains("`roomId`, a field of `Message`'s shard key"),
+        "{moved}"
+    );
+    assert!(log.take().is_empty(), "nothing sent");
+    let renumbered = messages
+        .update_many(fields.room_id.eq(&lobby), fields.n.inc(&10))
+        .await
+        .unwrap_err();
+    assert!(renumbered.to_string().contains("`n`"), "{renumbered}");
     // The shard key's index serves the room's messages in order.
     let page = messages
         .find(fields.room_id.eq(&lobby) & fields.n.gt(&1))

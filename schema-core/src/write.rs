@@ -499,7 +499,9 @@ impl<M: Document> Repo<M> {
     /// matches). An update that pushes into a bounded array is refused with
     /// [`Error::Model`] before anything is sent (the
     /// documents without room would be skipped): push per document with
-    /// [`update`](Self::update) or [`update_one`](Self::update_one).
+    /// [`update`](Self::update) or [`update_one`](Self::update_one). So is
+    /// an update that writes a field of the model's shard key (a sharded
+    /// cluster changes it one document at a time only).
     pub fn update_many(
         &self,
         filter: impl Into<Filter<M>>,
@@ -514,6 +516,7 @@ impl<M: Document> Repo<M> {
             move |s, o| async move {
                 let parts = update.into_parts()?;
                 refuse_guarded("update_many", true, &parts)?;
+                refuse_shard_key_change::<M>(&parts)?;
                 let filter = self.query(filter, &o.filtered).await?;
                 self.update_plain(s, filter, parts, o.upsert, true).await
             },
@@ -988,6 +991,21 @@ fn refuse_guarded(what: &str, refuse: bool, parts: &UpdateParts) -> Result<()> {
              upsert); nothing was sent"
         ))),
         _ => Ok(()),
+    }
+}
+
+/// Refuses a multi-document update that writes a field of the model's
+/// shard key, naming it: a sharded cluster changes a shard key's value one
+/// document at a time only. Nothing is sent.
+fn refuse_shard_key_change<M: Document>(parts: &UpdateParts) -> Result<()> {
+    match M::SHARD_KEY.and_then(|key| key.written_by(&parts.update)) {
+        Some(field) => Err(Error::Model(format!(
+            "update_many cannot write `{field}`, a field of `{}`'s shard key: a sharded cluster \
+             changes a shard key's value one document at a time only (`update`, `update_one` \
+             or `replace`); nothing was sent",
+            M::NAME
+        ))),
+        None => Ok(()),
     }
 }
 

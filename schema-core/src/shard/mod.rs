@@ -136,6 +136,34 @@ impl ShardKey {
             IndexSpec::new(keys, IndexOrigin::ShardKey)
         })
     }
+
+    /// The first of the key's fields an update document (`{$set: {..}}`,
+    /// `{$inc: {..}}`...) writes: the field itself, a path inside it, or a
+    /// sub-document that holds it.
+    pub(crate) fn written_by(&self, update: &Document) -> Option<&'static str> {
+        let writes = |path: &str, field: &str| {
+            path == field
+                || path.strip_prefix(field).is_some_and(|r| r.starts_with('.'))
+                || field.strip_prefix(path).is_some_and(|r| r.starts_with('.'))
+        };
+        // Every path an operator writes; `$rename` writes its values too.
+        let mut paths: Vec<&str> = Vec::new();
+        for (op, fields) in update {
+            let Some(fields) = fields.as_document() else {
+                continue;
+            };
+            for (path, value) in fields {
+                paths.push(path);
+                if let (true, Some(to)) = (op == "$rename", value.as_str()) {
+                    paths.push(to);
+                }
+            }
+        }
+        self.fields
+            .iter()
+            .copied()
+            .find(|field| paths.iter().any(|path| writes(path, field)))
+    }
 }
 
 impl fmt::Display for ShardKey {
@@ -171,4 +199,35 @@ pub(crate) fn with_supporting_index(
         declared.push(index);
     }
     declared
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bson::doc;
+
+    #[test]
+    fn an_update_writes_a_key_field_by_its_path_a_parent_a_child_or_a_rename() {
+        let key = ShardKey::ranged(&["roomId", "at.day"]);
+        let written = |update: Document| key.written_by(&update);
+        assert_eq!(written(doc! { "$set": { "roomId": "b" } }), Some("roomId"));
+        assert_eq!(written(doc! { "$inc": { "at.day": 1 } }), Some("at.day"));
+        assert_eq!(
+            written(doc! { "$set": { "at": { "day": 2 } } }),
+            Some("at.day")
+        );
+        assert_eq!(
+            written(doc! { "$unset": { "at.day.x": "" } }),
+            Some("at.day")
+        );
+        assert_eq!(
+            written(doc! { "$rename": { "old": "roomId" } }),
+            Some("roomId")
+        );
+        assert_eq!(written(doc! { "$set": { "roomIdx": 1, "atx": 1 } }), None);
+        assert_eq!(
+            written(doc! { "$set": { "text": "hi" }, "$inc": { "n": 1 } }),
+            None
+        );
+    }
 }
