@@ -415,28 +415,28 @@ async fn list_collections(db: &Database) -> Result<BTreeMap<String, ServerCollec
         .try_collect()
         .await
         .map_err(|e| Error::from_server(e, "list collections of", db.name()))?;
-    Ok(specs
-        .into_iter()
-        .map(|s| {
-            let level = match s.options.validation_level {
-                None | Some(ValidationLevel::Strict) => None,
-                Some(ValidationLevel::Moderate) => Some("moderate".to_owned()),
-                Some(ValidationLevel::Off) => Some("off".to_owned()),
-                Some(other) => Some(format!("{other:?}").to_lowercase()),
-            };
-            let timeseries = match s.collection_type {
-                mongodb::results::CollectionType::Timeseries => s.options.timeseries,
-                _ => None,
-            };
-            let collection = ServerCollection {
-                validator: s.options.validator,
-                level,
-                timeseries,
-                expire: s.options.expire_after_seconds,
-            };
-            (s.name, collection)
-        })
-        .collect())
+    Ok(specs.into_iter().map(server_collection).collect())
+}
+
+/// What setup compares of one collection `listCollections` listed.
+fn server_collection(s: mongodb::results::CollectionSpecification) -> (String, ServerCollection) {
+    let level = match s.options.validation_level {
+        None | Some(ValidationLevel::Strict) => None,
+        Some(ValidationLevel::Moderate) => Some("moderate".to_owned()),
+        Some(ValidationLevel::Off) => Some("off".to_owned()),
+        Some(other) => Some(format!("{other:?}").to_lowercase()),
+    };
+    let timeseries = match s.collection_type {
+        mongodb::results::CollectionType::Timeseries => s.options.timeseries,
+        _ => None,
+    };
+    let collection = ServerCollection {
+        validator: s.options.validator,
+        level,
+        timeseries,
+        expire: s.options.expire_after_seconds,
+    };
+    (s.name, collection)
 }
 
 /// The documents of `collection` that fail `validator` (a `$jsonSchema`
@@ -486,4 +486,43 @@ async fn check_transactions(schema: &Schema, db: &Database) -> Result<()> {
         return Ok(());
     }
     crate::txn::require_transactions(db.client(), &models).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `listCollections` entry as a mongos returns it for a sharded
+    /// collection (the shape of the manual's `listCollections` output: the
+    /// options as created, `info` with the collection's `uuid`, `idIndex`),
+    /// with the validator setup created.
+    fn mongos_entry(validator: BsonDocument, level: &str) -> BsonDocument {
+        doc! {
+            "name": "messages",
+            "type": "collection",
+            "options": { "validator": validator, "validationLevel": level, "validationAction": "error" },
+            "info": { "readOnly": false, "uuid": bson::Binary { subtype: bson::spec::BinarySubtype::Uuid, bytes: vec![7; 16] } },
+            "idIndex": { "v": 2, "key": { "_id": 1 }, "name": "_id_" },
+        }
+    }
+
+    #[test]
+    fn a_listed_collection_of_a_mongos_is_compared_as_a_replica_sets() {
+        let wanted =
+            doc! { "$jsonSchema": { "bsonType": "object", "required": ["_id", "roomId"] } };
+        let spec = bson::deserialize_from_document(mongos_entry(wanted.clone(), "strict")).unwrap();
+        let (name, listed) = server_collection(spec);
+        assert_eq!(name, "messages");
+        assert!(crate::plan::same_validator(
+            listed.validator.as_ref(),
+            &wanted
+        ));
+        assert_eq!(listed.level, None, "strict is the default");
+        assert!(listed.timeseries.is_none());
+        let moderate = bson::deserialize_from_document(mongos_entry(wanted, "moderate")).unwrap();
+        assert_eq!(
+            server_collection(moderate).1.level.as_deref(),
+            Some("moderate")
+        );
+    }
 }
