@@ -51,6 +51,7 @@ pub mod trace;
 pub mod txn;
 pub mod update;
 mod validator;
+pub mod verify;
 pub mod write;
 
 /// The BSON crate this one is built on (`bson` 3): name its types

@@ -183,7 +183,10 @@ impl<H: Document> Copies<H> {
                     // from this source's old value (each transaction reads
                     // its own snapshot). Whichever commits last sees both.
                     for spec in &specs {
-                        let holders = self.holders(None, doc! { spec.from: key.clone() }).await?;
+                        let holders = self
+                            .reader()
+                            .holders(None, doc! { spec.from: key.clone() })
+                            .await?;
                         self.resync(None, spec, &holders).await?;
                     }
                 }
@@ -202,7 +205,10 @@ impl<H: Document> Copies<H> {
             move |mut session, ()| async move {
                 let key = crate::codec::id_to_bson::<H>(id)?;
                 let filter = doc! { "_id": key };
-                let holders = self.holders(session.as_deref_mut(), filter).await?;
+                let holders = self
+                    .reader()
+                    .holders(session.as_deref_mut(), filter)
+                    .await?;
                 let mut changed = false;
                 for spec in &self.specs {
                     changed |= self.resync(session.as_deref_mut(), spec, &holders).await? > 0;
@@ -219,26 +225,17 @@ impl<H: Document> Copies<H> {
             H::COLLECTION,
             "verify_copies",
             (),
-            move |mut session, ()| async move {
-                let holders = self
-                    .holders(session.as_deref_mut(), BsonDocument::new())
-                    .await?;
-                let mut report = CopyReport {
-                    holders: holders.len() as u64,
-                    ..CopyReport::default()
-                };
-                for spec in &self.specs {
-                    let wanted = self.wanted(session.as_deref_mut(), spec, &holders).await?;
-                    for (holder, want) in holders.iter().zip(wanted) {
-                        if want.is_some_and(|want| holder.get(spec.field) != Some(&want)) {
-                            let id = holder.get("_id").map_or_else(String::new, id_text);
-                            report.out_of_sync.push((id, spec.field));
-                        }
-                    }
-                }
-                Ok(report)
-            },
+            move |session, ()| async move { self.reader().report(session).await },
         )
+    }
+
+    /// The reads of its copies.
+    fn reader(&self) -> CopyReader<'_> {
+        CopyReader {
+            db: &self.db,
+            holder: H::COLLECTION,
+            specs: &self.specs,
+        }
     }
 
     /// Rewrites every copy that differs from its sources; how many.
@@ -249,6 +246,7 @@ impl<H: Document> Copies<H> {
             (),
             move |mut session, ()| async move {
                 let holders = self
+                    .reader()
                     .holders(session.as_deref_mut(), BsonDocument::new())
                     .await?;
                 let mut fixed = 0;
@@ -260,6 +258,73 @@ impl<H: Document> Copies<H> {
         )
     }
 
+    /// Writes the copies of `holders` that differ from what their sources
+    /// say; how many were written.
+    async fn resync(
+        &self,
+        mut session: Option<&mut ClientSession>,
+        spec: &CopySpec,
+        holders: &[BsonDocument],
+    ) -> Result<u64> {
+        let wanted = self
+            .reader()
+            .wanted(session.as_deref_mut(), spec, holders)
+            .await?;
+        let coll = self.db.collection::<BsonDocument>(H::COLLECTION);
+        let mut written = 0;
+        for (holder, want) in holders.iter().zip(wanted) {
+            let (Some(want), Some(id)) = (want, holder.get("_id")) else {
+                continue;
+            };
+            if holder.get(spec.field) == Some(&want) {
+                continue;
+            }
+            let mut update = doc! { "$set": { spec.field: want } };
+            self.stamp.apply(&mut update, false)?;
+            let filter = doc! { "_id": id.clone() };
+            with_session!(coll.update_one(filter, update), session.as_deref_mut())
+                .map_err(|e| Error::from_server(e, "update", H::COLLECTION))?;
+            written += 1;
+        }
+        Ok(written)
+    }
+}
+
+/// Reads the copies of one holder collection: [`Copies`]'s reads, and the
+/// check of every model's copies ([`Schema::verify`](crate::Schema::verify)).
+pub(crate) struct CopyReader<'a> {
+    pub(crate) db: &'a Database,
+    /// The holders' collection.
+    pub(crate) holder: &'static str,
+    pub(crate) specs: &'a [CopySpec],
+}
+
+impl CopyReader<'_> {
+    /// Reads every holder (a collection scan, on purpose) and reports the
+    /// copies that differ from their sources.
+    pub(crate) async fn report(
+        &self,
+        mut session: Option<&mut ClientSession>,
+    ) -> Result<CopyReport> {
+        let holders = self
+            .holders(session.as_deref_mut(), BsonDocument::new())
+            .await?;
+        let mut report = CopyReport {
+            holders: holders.len() as u64,
+            ..CopyReport::default()
+        };
+        for spec in self.specs {
+            let wanted = self.wanted(session.as_deref_mut(), spec, &holders).await?;
+            for (holder, want) in holders.iter().zip(wanted) {
+                if want.is_some_and(|want| holder.get(spec.field) != Some(&want)) {
+                    let id = holder.get("_id").map_or_else(String::new, id_text);
+                    report.out_of_sync.push((id, spec.field));
+                }
+            }
+        }
+        Ok(report)
+    }
+
     /// The holders matching `filter`, with their `_id`, references and
     /// copies only.
     async fn holders(
@@ -268,15 +333,15 @@ impl<H: Document> Copies<H> {
         filter: BsonDocument,
     ) -> Result<Vec<BsonDocument>> {
         let mut projection = doc! { "_id": 1 };
-        for spec in &self.specs {
+        for spec in self.specs {
             projection.insert(spec.from, 1);
             projection.insert(spec.field, 1);
         }
-        let coll = self.db.collection::<BsonDocument>(H::COLLECTION);
+        let coll = self.db.collection::<BsonDocument>(self.holder);
         let find = coll.find(filter).projection(projection);
         crate::cursor::collect(find, session)
             .await
-            .map_err(|e| Error::from_server(e, "find in", H::COLLECTION))
+            .map_err(|e| Error::from_server(e, "find in", self.holder))
     }
 
     /// What each holder's copy should be (`None`: leave it, its source is
@@ -336,34 +401,6 @@ impl<H: Document> Copies<H> {
             })
             .collect())
     }
-
-    /// Writes the copies of `holders` that differ from what their sources
-    /// say; how many were written.
-    async fn resync(
-        &self,
-        mut session: Option<&mut ClientSession>,
-        spec: &CopySpec,
-        holders: &[BsonDocument],
-    ) -> Result<u64> {
-        let wanted = self.wanted(session.as_deref_mut(), spec, holders).await?;
-        let coll = self.db.collection::<BsonDocument>(H::COLLECTION);
-        let mut written = 0;
-        for (holder, want) in holders.iter().zip(wanted) {
-            let (Some(want), Some(id)) = (want, holder.get("_id")) else {
-                continue;
-            };
-            if holder.get(spec.field) == Some(&want) {
-                continue;
-            }
-            let mut update = doc! { "$set": { spec.field: want } };
-            self.stamp.apply(&mut update, false)?;
-            let filter = doc! { "_id": id.clone() };
-            with_session!(coll.update_one(filter, update), session.as_deref_mut())
-                .map_err(|e| Error::from_server(e, "update", H::COLLECTION))?;
-            written += 1;
-        }
-        Ok(written)
-    }
 }
 
 /// The context of one [`Copies::update`] transaction.
@@ -392,7 +429,7 @@ where
         for spec in specs.iter() {
             let filter = doc! { spec.from: key.clone() };
             crate::query::check::<H>(&filter, None)?;
-            let holders = copies.holders(Some(&mut *session), filter).await?;
+            let holders = copies.reader().holders(Some(&mut *session), filter).await?;
             copies.resync(Some(&mut *session), spec, &holders).await?;
         }
         Ok(matched)

@@ -65,15 +65,20 @@ impl<M: Document, C, R: Document> Clone for Links<M, C, R> {
 
 /// One side of a link: a collection, its id array and the array's max.
 #[derive(Clone, Copy)]
-pub(super) struct Side {
-    pub(super) collection: &'static str,
-    pub(super) field: &'static str,
-    pub(super) max: u32,
+pub(crate) struct Side {
+    pub(crate) collection: &'static str,
+    pub(crate) field: &'static str,
+    pub(crate) max: u32,
     /// Adds the version and timestamps its model keeps to an update.
-    pub(super) stamp: fn(&mut BsonDocument, bool) -> Result<()>,
+    pub(crate) stamp: fn(&mut BsonDocument, bool) -> Result<()>,
 }
 
 impl Side {
+    /// For a side that is only read: no stamp.
+    pub(crate) fn no_stamp(_update: &mut BsonDocument, _upsert: bool) -> Result<()> {
+        Ok(())
+    }
+
     /// The condition that the array has room for `k` more ids (it holds at
     /// most `max - k`: no element at that index); `None` when `k` is over
     /// the max.
@@ -507,100 +512,8 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
         .await
     }
 
-    async fn verify_opt(&self, mut session: Option<&mut ClientSession>) -> Result<VerifyReport> {
-        let left = self.left();
-        let lefts = read_arrays(
-            self.coll(left.collection),
-            left,
-            None,
-            session.as_deref_mut(),
-        )
-        .await?;
-        let mut report = VerifyReport::default();
-        over_max(&lefts, left, &mut report);
-
-        // Every right id the left side mentions, and which lefts mention it.
-        let mut forward: HashSet<(String, String)> = HashSet::new();
-        let mut right_ids: HashMap<String, Bson> = HashMap::new();
-        for (lid, values) in &lefts {
-            for r in values {
-                forward.insert((key(lid), key(r)));
-                right_ids.insert(key(r), r.clone());
-            }
-        }
-        let rights = match self.right() {
-            Some(side) => {
-                read_arrays(
-                    self.coll(side.collection),
-                    side,
-                    None,
-                    session.as_deref_mut(),
-                )
-                .await?
-            }
-            None => {
-                // One-sided: only which of the mentioned rights exist.
-                let ids: Vec<Bson> = right_ids.values().cloned().collect();
-                let side = Side {
-                    collection: R::COLLECTION,
-                    field: "_id",
-                    max: 0,
-                    stamp: crate::stamp::updated::<R>,
-                };
-                read_arrays(
-                    self.coll(R::COLLECTION),
-                    side,
-                    Some(doc! { "_id": { "$in": ids } }),
-                    session,
-                )
-                .await?
-            }
-        };
-        if let Some(side) = self.right() {
-            over_max(&rights, side, &mut report);
-        }
-        let left_exists: HashSet<String> = lefts.iter().map(|(id, _)| key(id)).collect();
-        let right_exists: HashSet<String> = rights.iter().map(|(id, _)| key(id)).collect();
-        let mut backward: HashSet<(String, String)> = HashSet::new();
-        if self.is_two_sided() {
-            for (rid, values) in &rights {
-                for l in values {
-                    backward.insert((key(l), key(rid)));
-                    let edge = (key(l), key(rid));
-                    if !forward.contains(&edge) {
-                        let kind = if left_exists.contains(&edge.0) {
-                            AsymmetryKind::MissingOnLeft
-                        } else {
-                            AsymmetryKind::LeftMissing
-                        };
-                        report.asymmetric.push(Asymmetry {
-                            left: l.clone(),
-                            right: rid.clone(),
-                            kind,
-                        });
-                    }
-                }
-            }
-        }
-        for (lid, values) in &lefts {
-            for r in values {
-                let edge = (key(lid), key(r));
-                let kind = if !right_exists.contains(&edge.1) {
-                    AsymmetryKind::RightMissing
-                } else if self.is_two_sided() && !backward.contains(&edge) {
-                    AsymmetryKind::MissingOnRight
-                } else {
-                    continue;
-                };
-                report.asymmetric.push(Asymmetry {
-                    left: lid.clone(),
-                    right: r.clone(),
-                    kind,
-                });
-            }
-        }
-        report.edges = forward.union(&backward).count();
-        Ok(report)
+    async fn verify_opt(&self, session: Option<&mut ClientSession>) -> Result<VerifyReport> {
+        verify_sides(&self.db, self.left(), self.right(), R::COLLECTION, session).await
     }
 
     /// Fixes what [`verify`](Self::verify) reports: an edge that one side
@@ -823,4 +736,109 @@ fn over_max(docs: &[(Bson, Vec<Bson>)], side: Side, report: &mut VerifyReport) {
             });
         }
     }
+}
+
+/// Reads both sides of a link (`right`: the inverse array of a two-sided
+/// one, `None` for a one-sided link into `right_collection`) and reports
+/// the edges not recorded by both sides, and the arrays over their max.
+pub(crate) async fn verify_sides(
+    db: &Database,
+    left: Side,
+    right: Option<Side>,
+    right_collection: &'static str,
+    mut session: Option<&mut ClientSession>,
+) -> Result<VerifyReport> {
+    let lefts = read_arrays(
+        db.collection(left.collection),
+        left,
+        None,
+        session.as_deref_mut(),
+    )
+    .await?;
+    let mut report = VerifyReport::default();
+    over_max(&lefts, left, &mut report);
+
+    // Every right id the left side mentions, and which lefts mention it.
+    let mut forward: HashSet<(String, String)> = HashSet::new();
+    let mut right_ids: HashMap<String, Bson> = HashMap::new();
+    for (lid, values) in &lefts {
+        for r in values {
+            forward.insert((key(lid), key(r)));
+            right_ids.insert(key(r), r.clone());
+        }
+    }
+    let two_sided = right.is_some();
+    let rights = match right {
+        Some(side) => {
+            read_arrays(
+                db.collection(side.collection),
+                side,
+                None,
+                session.as_deref_mut(),
+            )
+            .await?
+        }
+        None => {
+            // One-sided: only which of the mentioned rights exist.
+            let ids: Vec<Bson> = right_ids.values().cloned().collect();
+            let side = Side {
+                collection: right_collection,
+                field: "_id",
+                max: 0,
+                stamp: Side::no_stamp,
+            };
+            read_arrays(
+                db.collection(right_collection),
+                side,
+                Some(doc! { "_id": { "$in": ids } }),
+                session,
+            )
+            .await?
+        }
+    };
+    if let Some(side) = right {
+        over_max(&rights, side, &mut report);
+    }
+    let left_exists: HashSet<String> = lefts.iter().map(|(id, _)| key(id)).collect();
+    let right_exists: HashSet<String> = rights.iter().map(|(id, _)| key(id)).collect();
+    let mut backward: HashSet<(String, String)> = HashSet::new();
+    if two_sided {
+        for (rid, values) in &rights {
+            for l in values {
+                backward.insert((key(l), key(rid)));
+                let edge = (key(l), key(rid));
+                if !forward.contains(&edge) {
+                    let kind = if left_exists.contains(&edge.0) {
+                        AsymmetryKind::MissingOnLeft
+                    } else {
+                        AsymmetryKind::LeftMissing
+                    };
+                    report.asymmetric.push(Asymmetry {
+                        left: l.clone(),
+                        right: rid.clone(),
+                        kind,
+                    });
+                }
+            }
+        }
+    }
+    for (lid, values) in &lefts {
+        for r in values {
+            let edge = (key(lid), key(r));
+            let kind = if !right_exists.contains(&edge.1) {
+                AsymmetryKind::RightMissing
+            } else if two_sided && !backward.contains(&edge) {
+                AsymmetryKind::MissingOnRight
+            } else {
+                continue;
+            };
+            report.asymmetric.push(Asymmetry {
+                left: lid.clone(),
+                right: r.clone(),
+                kind,
+            });
+        }
+    }
+    report.edges = forward.union(&backward).count();
+    Ok(report)
 }
