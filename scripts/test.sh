@@ -32,7 +32,7 @@ cargo build --examples --features tracing
 echo "== tests (doctests, unit, trybuild, server-backed integration)"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
-cargo test -p schema-core --doc --features tracing 2>&1 | tee -a "$log"
+cargo test -p schema-core --doc --features tracing,cli 2>&1 | tee -a "$log"
 # Every Rust snippet of the README (the root package's doctests).
 cargo test -p schema-workspace --doc --features tracing 2>&1 | tee -a "$log"
 cargo test --workspace --lib --bins --tests 2>&1 | tee -a "$log"

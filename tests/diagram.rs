@@ -55,7 +55,26 @@ fn document() -> String {
             schema.diagram()
         ));
     }
+    out.push_str(&format!(
+        "\n## schema (every example's models but `orders`, as \
+         `cargo run --example schema -- diagram` prints them)\n\n{}",
+        command_diagram()
+    ));
     out
+}
+
+/// What the `schema` example's command prints for `diagram`.
+fn command_diagram() -> String {
+    let mut printed: Vec<u8> = Vec::new();
+    let schema = example_models::all();
+    let run = schema_core::cli::run_with(&schema, ["schema", "diagram"], &mut printed);
+    let outcome = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(run)
+        .unwrap();
+    assert_eq!(outcome, schema_core::cli::Outcome::Done);
+    String::from_utf8(printed).unwrap()
 }
 
 #[test]

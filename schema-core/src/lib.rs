@@ -16,6 +16,8 @@
 
 pub mod action;
 pub mod bounded;
+#[cfg(feature = "cli")]
+pub mod cli;
 mod cluster;
 mod codec;
 pub mod collation;

@@ -355,7 +355,7 @@ impl Action {
         )
     }
 
-    fn verb(&self) -> &'static str {
+    pub(crate) fn verb(&self) -> &'static str {
         match self {
             Action::CreateCollection { .. } => "create collection",
             Action::CreateTimeSeries { .. } => "create time series",
@@ -372,7 +372,7 @@ impl Action {
         }
     }
 
-    fn detail(&self) -> String {
+    pub(crate) fn detail(&self) -> String {
         match self {
             Action::CreateCollection { validator, .. } => {
                 format!("with validator ({} properties)", property_count(validator))

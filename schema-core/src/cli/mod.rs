@@ -1,0 +1,254 @@
+//! The schema command, for a binary of your own (`cli` feature): one
+//! function given your [`Schema`] gives `plan`, `sync`, `verify` and
+//! `diagram`, with the server and database from the command line or the
+//! environment.
+//!
+//! The binary's `main` (async, under the runtime your program uses; the
+//! examples' `schema` binary is `examples/schema.rs`) awaits [`run`]:
+//!
+//! ```no_run
+//! # use schema_core::prelude::*;
+//! # use schema_core::Schema;
+//! # use serde::{Deserialize, Serialize};
+//! # #[derive(Document, Serialize, Deserialize)]
+//! # #[document(collection = "users")]
+//! # struct User { #[serde(rename = "_id")] id: String, name: String }
+//! async fn schema_main() -> std::process::ExitCode {
+//!     let schema = Schema::new().with::<User>();
+//!     schema_core::cli::run(&schema).await
+//! }
+//! ```
+//!
+//! ```text
+//! schema --uri mongodb://localhost:27017 --db shop plan
+//! schema --db shop plan --check          # exit 1 when setup has work to do
+//! schema --db shop sync --on-violations moderate
+//! schema --db shop verify                # exit 1 when a link or copy is off
+//! schema diagram > docs/models.md        # no server needed
+//! ```
+//!
+//! The server is `--uri` or `MONGODB_URI` (default
+//! `mongodb://localhost:27017`), the database `--db` or `MONGODB_DATABASE`.
+//! Exit codes: 0 done (in sync, consistent); 1 `plan --check` found work to
+//! do, or `verify` found a fault; 2 the arguments were wrong (clap's usage
+//! message); 3 an error (the server, the model), on standard error.
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::error::Error;
+use crate::schema::Schema;
+use crate::setup::{OnViolations, SyncOptions};
+
+/// The schema command's arguments.
+#[derive(Debug, Parser)]
+#[command(
+    name = "schema",
+    about = "Plan, sync, verify and draw the models of a schema"
+)]
+struct Args {
+    /// The server's URI.
+    #[arg(
+        long,
+        env = "MONGODB_URI",
+        default_value = "mongodb://localhost:27017",
+        global = true
+    )]
+    uri: String,
+    /// The database the models live in (every command but `diagram`).
+    #[arg(long, env = "MONGODB_DATABASE", global = true)]
+    db: Option<String>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print what setup would do (reads only).
+    Plan {
+        /// Exit with 1 when setup has anything to do.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Apply the plan: create what is missing, report the rest.
+    Sync {
+        /// Drop indexes that no model declares.
+        #[arg(long)]
+        drop_extra_indexes: bool,
+        /// Drop and recreate indexes whose definition differs.
+        #[arg(long)]
+        replace_conflicting: bool,
+        /// What to do when stored documents fail a changed validator.
+        #[arg(long, value_enum, default_value_t = Violations::Refuse)]
+        on_violations: Violations,
+    },
+    /// Check every link and copy (reads only).
+    Verify,
+    /// Print the models as a Mermaid flowchart (no server needed).
+    Diagram,
+}
+
+/// `--on-violations` (see [`OnViolations`]).
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Violations {
+    /// Refuse, naming the failing documents.
+    Refuse,
+    /// Apply at `validationLevel: moderate` until none fails.
+    Moderate,
+    /// Apply at `strict` anyway.
+    Apply,
+}
+
+impl From<Violations> for OnViolations {
+    fn from(v: Violations) -> Self {
+        match v {
+            Violations::Refuse => OnViolations::Refuse,
+            Violations::Moderate => OnViolations::ValidateModerate,
+            Violations::Apply => OnViolations::Apply,
+        }
+    }
+}
+
+/// How a run ended: the exit code's meaning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// Done: in sync, applied, consistent, drawn (exit code 0).
+    Done,
+    /// `plan --check` found work to do, or `verify` a fault (exit code 1).
+    Found,
+}
+
+impl Outcome {
+    /// The process's exit code.
+    pub fn exit_code(self) -> ExitCode {
+        match self {
+            Outcome::Done => ExitCode::SUCCESS,
+            Outcome::Found => ExitCode::from(1),
+        }
+    }
+}
+
+/// Why a run could not finish.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CliError {
+    /// The arguments were wrong, or help was asked for: clap's message.
+    #[error("{0}")]
+    Usage(#[from] clap::Error),
+    /// The command needs a database and none was given.
+    #[error("no database: give --db or set MONGODB_DATABASE")]
+    NoDatabase,
+    /// The server or the models refused.
+    #[error(transparent)]
+    Schema(#[from] Error),
+    /// The output could not be written.
+    #[error("writing the output: {0}")]
+    Output(#[from] std::io::Error),
+}
+
+/// Runs the schema command with the process's arguments, printing to
+/// standard output (errors to standard error), and returns its exit code.
+pub async fn run(schema: &Schema) -> ExitCode {
+    let mut out = std::io::stdout();
+    match run_with(schema, std::env::args_os(), &mut out).await {
+        Ok(outcome) => outcome.exit_code(),
+        Err(CliError::Usage(e)) => {
+            // Help and version go to standard output with 0; mistakes to
+            // standard error with 2.
+            let _ = e.print();
+            ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2))
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(3)
+        }
+    }
+}
+
+/// [`run`] with these arguments (the first is the program's name) and this
+/// output, for a program that wraps the command or a test.
+pub async fn run_with<I, T>(
+    schema: &Schema,
+    args: I,
+    out: &mut (dyn Write + Send),
+) -> Result<Outcome, CliError>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let args = Args::try_parse_from(args)?;
+    if let Command::Diagram = args.command {
+        return draw(schema, out);
+    }
+    let command = args.command;
+    let name = args.db.as_deref().ok_or(CliError::NoDatabase)?;
+    let client = mongodb::Client::with_uri_str(&args.uri)
+        .await
+        .map_err(|e| Error::from_server(e, "connect to", name))?;
+    let outcome = against(schema, &client.database(name), command, out).await;
+    client.shutdown().await;
+    outcome
+}
+
+/// Runs a command that needs the server, on `db`.
+async fn against(
+    schema: &Schema,
+    db: &mongodb::Database,
+    command: Command,
+    out: &mut (dyn Write + Send),
+) -> Result<Outcome, CliError> {
+    let found = match command {
+        Command::Plan { check } => {
+            let plan = schema.plan(db).await?;
+            write!(out, "{plan}")?;
+            check && !plan.is_empty()
+        }
+        Command::Sync {
+            drop_extra_indexes,
+            replace_conflicting,
+            on_violations,
+        } => {
+            let options = SyncOptions {
+                drop_extra_indexes,
+                replace_conflicting,
+                on_violations: on_violations.into(),
+            };
+            let report = schema.sync_with(db, options).await?;
+            if report.applied.is_empty() {
+                writeln!(out, "applied: nothing")?;
+            }
+            for (what, actions) in [
+                ("applied", &report.applied),
+                ("left alone", &report.left_alone),
+            ] {
+                for a in actions {
+                    writeln!(
+                        out,
+                        "{what}: {} {} {}",
+                        a.collection(),
+                        a.verb(),
+                        a.detail()
+                    )?;
+                }
+            }
+            false
+        }
+        Command::Verify => {
+            let check = schema.verify(db).await?;
+            write!(out, "{check}")?;
+            !check.is_consistent()
+        }
+        Command::Diagram => return draw(schema, out),
+    };
+    Ok(if found { Outcome::Found } else { Outcome::Done })
+}
+
+/// `diagram`: the models as a Mermaid flowchart in a Markdown code block.
+fn draw(schema: &Schema, out: &mut (dyn Write + Send)) -> Result<Outcome, CliError> {
+    writeln!(out, "```mermaid\n{}```", schema.diagram())?;
+    Ok(Outcome::Done)
+}

@@ -1,0 +1,141 @@
+//! The schema command (`schema_core::cli`, the `schema` example's binary),
+//! run in process on the examples' models against the test server: `plan
+//! --check` finds work on an empty database (exit 1) and none after `sync`
+//! (exit 0), `verify` passes on consistent data and finds a half-written
+//! link (exit 1), `sync --on-violations` takes the tightening choices, and
+//! wrong arguments or a missing database are refused before anything is
+//! sent.
+
+#[path = "../examples/models/mod.rs"]
+mod example_models;
+mod support;
+
+use bson::doc;
+use schema_core::cli::{run_with, CliError, Outcome};
+use schema_core::Schema;
+
+/// Runs the command with `args` (after the program's name) on `uri`:
+/// its outcome and what it printed.
+async fn schema(schema: &Schema, uri: &str, args: &[&str]) -> (Result<Outcome, CliError>, String) {
+    let mut printed: Vec<u8> = Vec::new();
+    let head = ["schema", "--uri", uri];
+    let argv = head.iter().chain(args).copied();
+    let outcome = run_with(schema, argv, &mut printed).await;
+    (outcome, String::from_utf8(printed).unwrap())
+}
+
+#[tokio::test]
+async fn plan_sync_verify_and_their_exit_codes() {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, "schema_command").await;
+    let name = db.name().to_owned();
+    let (uri, all) = (support::uri(), example_models::all());
+
+    let (outcome, printed) = schema(&all, &uri, &["--db", &name, "plan", "--check"]).await;
+    assert_eq!(outcome.unwrap(), Outcome::Found, "work to do: {printed}");
+    assert!(
+        printed.contains("students      create collection"),
+        "{printed}"
+    );
+    assert_eq!(Outcome::Found.exit_code(), std::process::ExitCode::from(1));
+
+    let (outcome, printed) = schema(&all, &uri, &["--db", &name, "sync"]).await;
+    assert_eq!(outcome.unwrap(), Outcome::Done);
+    assert!(
+        printed.contains("applied: students create index courseIds_1"),
+        "{printed}"
+    );
+    let (outcome, printed) = schema(&all, &uri, &["--db", &name, "plan", "--check"]).await;
+    assert_eq!(outcome.unwrap(), Outcome::Done);
+    assert_eq!(printed, "in sync: nothing to do\n");
+    let (outcome, printed) = schema(&all, &uri, &["--db", &name, "sync"]).await;
+    assert_eq!(outcome.unwrap(), Outcome::Done);
+    assert_eq!(printed, "applied: nothing\n");
+
+    let (outcome, printed) = schema(&all, &uri, &["--db", &name, "verify"]).await;
+    assert_eq!(outcome.unwrap(), Outcome::Done, "{printed}");
+    assert!(
+        printed.contains("links students.courseIds <-> courses.studentIds: ok"),
+        "{printed}"
+    );
+    // Half a link, written around the helpers: found, exit 1.
+    db.collection::<bson::Document>("students")
+        .insert_one(doc! { "_id": "s1", "name": "Ann", "courseIds": ["c1"] })
+        .await
+        .unwrap();
+    db.collection::<bson::Document>("courses")
+        .insert_one(doc! { "_id": "c1", "title": "Maths", "studentIds": [] })
+        .await
+        .unwrap();
+    let (outcome, printed) = schema(&all, &uri, &["--db", &name, "verify"]).await;
+    assert_eq!(outcome.unwrap(), Outcome::Found);
+    assert!(
+        printed.contains("\"s1\" -> \"c1\": MissingOnRight"),
+        "{printed}"
+    );
+}
+
+#[tokio::test]
+async fn a_tightened_validator_takes_the_choice_given() {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, "schema_command_tighten").await;
+    let name = db.name().to_owned();
+    let uri = support::uri();
+    // A course stored without its title: the model's validator refuses it.
+    db.create_collection("courses").await.unwrap();
+    db.collection::<bson::Document>("courses")
+        .insert_one(doc! { "_id": "c1", "studentIds": [] })
+        .await
+        .unwrap();
+    let school = example_models::school::schema();
+    let (outcome, _) = schema(&school, &uri, &["--db", &name, "sync"]).await;
+    let err = outcome.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            CliError::Schema(schema_core::Error::ValidatorRejectsExisting { .. })
+        ),
+        "{err}"
+    );
+    let (outcome, printed) = schema(
+        &school,
+        &uri,
+        &["--db", &name, "sync", "--on-violations", "moderate"],
+    )
+    .await;
+    assert_eq!(outcome.unwrap(), Outcome::Done, "{printed}");
+    assert!(printed.contains("applied: courses"), "{printed}");
+    let listed = db
+        .list_collections()
+        .filter(doc! { "name": "courses" })
+        .await
+        .unwrap();
+    let specs: Vec<_> = futures_util::TryStreamExt::try_collect(listed)
+        .await
+        .unwrap();
+    assert_eq!(
+        specs[0].options.validation_level,
+        Some(mongodb::options::ValidationLevel::Moderate)
+    );
+}
+
+#[tokio::test]
+async fn wrong_arguments_and_no_database_are_refused_before_connecting() {
+    let all = example_models::all();
+    // Nothing listens on port 9: a command that tried to connect would fail
+    // on the server, not on its arguments.
+    let nowhere = "mongodb://127.0.0.1:9/?serverSelectionTimeoutMS=200";
+    let (outcome, _) = schema(&all, nowhere, &["plan", "--bogus"]).await;
+    let Err(CliError::Usage(usage)) = outcome else {
+        panic!("a usage error: {outcome:?}")
+    };
+    assert_eq!(usage.exit_code(), 2);
+    let (outcome, _) = schema(&all, nowhere, &["sync", "--on-violations", "sometimes"]).await;
+    assert!(matches!(outcome, Err(CliError::Usage(_))), "{outcome:?}");
+    let (outcome, _) = schema(&all, nowhere, &["verify"]).await;
+    assert!(matches!(outcome, Err(CliError::NoDatabase)), "{outcome:?}");
+    // `diagram` needs no server.
+    let (outcome, printed) = schema(&all, nowhere, &["diagram"]).await;
+    assert_eq!(outcome.unwrap(), Outcome::Done);
+    assert_eq!(printed, format!("```mermaid\n{}```\n", all.diagram()));
+}
