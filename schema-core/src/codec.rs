@@ -23,8 +23,15 @@ pub const MAX_DOCUMENT_SIZE: usize = 16 * 1024 * 1024;
 /// Serializes `doc` once, for sending as it is; refuses one over
 /// [`MAX_DOCUMENT_SIZE`] with [`Error::TooLarge`].
 pub(crate) fn encode<M: Document>(doc: &M) -> Result<RawDocumentBuf> {
-    let raw = bson::serialize_to_raw_document_buf(doc)
+    let mut raw = bson::serialize_to_raw_document_buf(doc)
         .map_err(|source| serialize_error(M::NAME, doc, source))?;
+    if let Some(versions) = M::VERSIONS {
+        // The derive refuses a field stored under this name.
+        raw.append(
+            crate::versions::VERSION_KEY,
+            i32::try_from(versions.current).unwrap_or(i32::MAX),
+        );
+    }
     // The whole document serialized, so its `_id` does too.
     check_size(M::COLLECTION, &raw, || {
         id_to_bson::<M>(doc.id()).unwrap_or_else(|_| Bson::String("(unserializable)".into()))
@@ -123,6 +130,13 @@ fn largest_field(raw: &RawDocument) -> (String, usize) {
 /// Reads a stored document as `M`; on failure, [`Error::Decode`] names the
 /// collection, the `_id` and the field.
 pub(crate) fn decode<M: Document>(raw: &RawDocument) -> Result<M> {
+    if let Some(versions) = M::VERSIONS {
+        match crate::versions::stored_version(raw) {
+            Some(v) if v == versions.current => {}
+            Some(v) if v >= 1 && v < versions.current => return M::upgrade_stored(v, raw),
+            _ => return Err(crate::versions::unknown_version::<M>(raw)),
+        }
+    }
     decode_as::<M>(raw, M::NAME, M::COLLECTION)
 }
 
@@ -142,7 +156,7 @@ pub(crate) fn decode_as<T: DeserializeOwned>(
     })
 }
 
-fn raw_id(raw: &RawDocument) -> String {
+pub(crate) fn raw_id(raw: &RawDocument) -> String {
     match raw.get("_id") {
         Ok(Some(id)) => match Bson::try_from(bson::RawBson::from(id)) {
             Ok(id) => id_text(&id),

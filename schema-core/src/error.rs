@@ -316,6 +316,24 @@ pub enum Error {
         /// The cause.
         source: Box<bson::error::Error>,
     },
+    /// A document stored at an earlier version of a versioned model could
+    /// not be upgraded: the step from `from` refused it (or its version is
+    /// not one the model knows). Nothing was written.
+    #[error(
+        "cannot upgrade the document {id} of `{collection}` to `{model}` (from version {from}): {reason}"
+    )]
+    Upgrade {
+        /// The model's Rust name.
+        model: &'static str,
+        /// Collection name.
+        collection: &'static str,
+        /// The document's `_id` as text.
+        id: String,
+        /// The version it is stored at (0: not a version the model knows).
+        from: u32,
+        /// What the upgrade step said.
+        reason: String,
+    },
     /// A stored document could not be read as the model (a field of the
     /// wrong type, a missing field), for example after a write that bypassed
     /// the model and its validator.

@@ -81,6 +81,10 @@ pub enum IndexOrigin {
     /// other declared index starts with its fields (see
     /// [`shard`](crate::shard)).
     ShardKey,
+    /// `#[document(migrate_from(...))]`: the version field's index, that
+    /// [`Repo::migrate`](crate::Repo::migrate) finds the documents at an
+    /// earlier version by (see [`versions`](crate::versions)).
+    SchemaVersion,
 }
 
 /// One index as the model declares it. Built with [`IndexSpec::new`] and its

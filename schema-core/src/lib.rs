@@ -54,6 +54,7 @@ pub mod txn;
 pub mod update;
 mod validator;
 pub mod verify;
+pub mod versions;
 pub mod write;
 
 /// The BSON crate this one is built on (`bson` 3): name its types
@@ -119,11 +120,12 @@ pub mod __private {
         BoundedCollection, Deeper, DepthBudget, Nesting, NoDepthLeft,
     };
     pub use crate::collation::CollationDef;
+    pub use crate::error::Error;
     pub use crate::field::{CustomSerializer, EmbedField, Field, Keep, LinkField, RefField};
     pub use crate::growth::{Bucket, BucketSpec, Granularity, TimeSeriesSpec};
     pub use crate::id::{assert_link_ids, assert_reference_id, IdAccepted, IdProbe, IdRefused};
     pub use crate::index::{Direction, IndexKind, IndexOrigin, IndexSpec};
-    pub use crate::model::{CopySpec, OnDelete, Tables, Updatable};
+    pub use crate::model::{CopySpec, OnDelete, Replaceable, Tables, Updatable};
     pub use crate::model::{Document, Embedded};
     pub use crate::path::{FieldNames, Nested, NestedFields, One, Prefix, Root, Seg};
     pub use crate::query::{same_name, Projection};
@@ -137,6 +139,9 @@ pub mod __private {
     pub use crate::validator::{
         any_of, enum_of, object_schema, one_of, tuple_of, with_max_items, with_tag, BsonSchema,
         Described, Property, SchemaProbe, Undescribed,
+    };
+    pub use crate::versions::{
+        assert_older, decode_older, step, unknown_version, versioned_schema, Versions,
     };
     pub use crate::DEFAULT_LINK_MAX;
     pub use bson;

@@ -26,6 +26,18 @@ use crate::validator::{validator, BsonSchema};
 )]
 pub trait Updatable {}
 
+/// A model whose stored documents the helpers may replace whole
+/// ([`Repo::replace`](crate::Repo::replace)): every `#[derive(Document)]`
+/// but a time series. A versioned model (`migrate_from(..)`) is replaced
+/// whole although it has no typed update: a replacement stores the current
+/// shape, whatever version it replaces.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is a time series: the server does not replace a measurement",
+    label = "a replace of a time-series model",
+    note = "insert new measurements and delete old ones"
+)]
+pub trait Replaceable {}
+
 /// A root document: a Rust type stored one value per document in its own collection.
 ///
 /// ```
@@ -92,7 +104,12 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
     /// when none of those starts with the key's fields (see
     /// [`shard`](crate::shard)).
     fn indexes() -> Vec<IndexSpec> {
-        crate::shard::with_supporting_index(Self::TABLES.index_specs(), Self::SHARD_KEY)
+        let mut indexes =
+            crate::shard::with_supporting_index(Self::TABLES.index_specs(), Self::SHARD_KEY);
+        if Self::VERSIONS.is_some() {
+            indexes.push(crate::versions::version_index());
+        }
+        indexes
     }
 
     /// The shard key, when the model declares one
@@ -134,6 +151,17 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
     /// reference; see [`copies`](crate::relation::copies)).
     fn copies() -> Vec<CopySpec> {
         Vec::new()
+    }
+
+    /// The model's schema versions, when it names earlier shapes
+    /// (`#[document(migrate_from(..))]`, see [`versions`](crate::versions)).
+    const VERSIONS: Option<crate::versions::Versions> = None;
+
+    /// A stored document at the earlier `version`, read as its own shape
+    /// and upgraded to this one (generated for a versioned model).
+    #[doc(hidden)]
+    fn upgrade_stored(_version: u32, raw: &bson::RawDocument) -> crate::Result<Self> {
+        Err(crate::versions::unknown_version::<Self>(raw))
     }
 
     /// The collection validator: `{"$jsonSchema": json_schema()}`.

@@ -224,7 +224,7 @@ impl<M: Document> Repo<M> {
     /// model's `updated_at` is set to now.
     pub fn replace<'a>(&'a self, doc: &'a M) -> Action<'a, bool>
     where
-        M: crate::model::Updatable,
+        M: crate::model::Replaceable,
     {
         self.action("replace", move |s| self.replace_opt(s, doc))
     }

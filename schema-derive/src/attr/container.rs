@@ -7,13 +7,13 @@ use syn::{Attribute, LitStr, Meta};
 use super::bucket::{bucket, BucketAttr};
 use super::index::{index, IndexAttr};
 use super::keywords::{
-    BUCKET, COLLECTION, CRATE, DOCUMENT, DOCUMENT_KEYS, INDEX, OPEN, SHARD_KEY, TIMESERIES,
-    TIMESTAMPS, VERSION,
+    BUCKET, COLLECTION, CRATE, DOCUMENT, DOCUMENT_KEYS, INDEX, MIGRATE_FROM, OPEN, SHARD_KEY,
+    TIMESERIES, TIMESTAMPS, VERSION,
 };
 use super::list::{for_each_key, unknown_key, SeenKeys};
 use super::shard::{shard_key, ShardKeyAttr};
 use super::timeseries::{timeseries, TimeSeriesAttr};
-use super::value::{flag, str_value};
+use super::value::{flag, in_parens, str_value};
 use crate::ctxt::Ctxt;
 
 /// `#[document(...)]`.
@@ -40,6 +40,9 @@ pub struct ContainerAttrs {
     pub timeseries: Option<TimeSeriesAttr>,
     /// `shard_key(...)`: how the model's collection is sharded.
     pub shard_key: Option<ShardKeyAttr>,
+    /// `migrate_from(V1, V2)`: the model's earlier shapes, oldest first,
+    /// with the key's span.
+    pub migrate_from: Option<(Span, Vec<syn::Path>)>,
 }
 
 /// Checks a collection name as the server would.
@@ -117,6 +120,22 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute]) -> ContainerAttrs {
             BUCKET => out.bucket = bucket(cx, meta, span),
             TIMESERIES => out.timeseries = timeseries(cx, meta, span),
             SHARD_KEY => out.shard_key = shard_key(cx, meta, span),
+            MIGRATE_FROM => {
+                let paths = in_parens(cx, meta, MIGRATE_FROM, span, "UserV1, UserV2", |input| {
+                    Ok(input
+                        .parse_terminated(syn::Path::parse_mod_style, syn::Token![,])?
+                        .into_iter()
+                        .collect::<Vec<_>>())
+                });
+                match paths {
+                    Some(paths) if paths.is_empty() => cx.error_at(
+                        span,
+                        "`migrate_from()` is empty: name the model's earlier shapes, oldest first, `migrate_from(UserV1, UserV2)`",
+                    ),
+                    Some(paths) => out.migrate_from = Some((span, paths)),
+                    None => {}
+                }
+            }
             _ => {
                 unknown_key(cx, DOCUMENT, name, span, DOCUMENT_KEYS);
                 out.unknown_keys = true;

@@ -30,6 +30,7 @@ pub const TIMESTAMPS: &str = "timestamps";
 pub const BUCKET: &str = "bucket";
 pub const TIMESERIES: &str = "timeseries";
 pub const SHARD_KEY: &str = "shard_key";
+pub const MIGRATE_FROM: &str = "migrate_from";
 
 // `shard_key(hashed(field))`, and an index key's kind (`keys(field = hashed)`).
 pub const HASHED: &str = "hashed";
@@ -106,7 +107,16 @@ pub const OLDEST: &str = "oldest";
 
 // The keys each attribute (and `index(...)`, `partial(...)`) accepts.
 pub(super) const DOCUMENT_KEYS: &[&str] = &[
-    COLLECTION, CRATE, INDEX, OPEN, VERSION, TIMESTAMPS, BUCKET, TIMESERIES, SHARD_KEY,
+    COLLECTION,
+    CRATE,
+    INDEX,
+    OPEN,
+    VERSION,
+    TIMESTAMPS,
+    BUCKET,
+    TIMESERIES,
+    SHARD_KEY,
+    MIGRATE_FROM,
 ];
 pub(super) const TIMESERIES_KEYS: &[&str] = &[TIME, META, GRANULARITY, SPAN, EXPIRE_AFTER];
 pub(super) const BUCKET_KEYS: &[&str] = &[PARENT, ITEMS, COUNT, SEQ];

@@ -20,6 +20,7 @@ mod index_kinds;
 mod on_delete;
 mod shard;
 mod timeseries;
+mod versions;
 
 pub fn check(cx: &Ctxt, input: &Input) {
     indexes_are_on_documents(cx, input);
@@ -59,6 +60,7 @@ pub fn check(cx: &Ctxt, input: &Input) {
     shard::check(cx, input);
     on_delete::check(cx, input);
     copy::check(cx, input);
+    versions::check(cx, input);
 }
 
 /// Reports `msg` at `span` about `field`, and marks the field so that the

@@ -6,6 +6,7 @@ use syn::ext::IdentExt;
 
 use super::{
     bounded, bucket, copy, fields, indexes, private, relations, shard, timeseries, validator,
+    versions,
 };
 use crate::ast::Input;
 
@@ -40,6 +41,8 @@ pub fn expand(input: &Input) -> TokenStream {
     let bucket = bucket::expand(input);
     let series = timeseries::spec(input);
     let shard_key = shard::spec(input);
+    let versions = versions::spec(input);
+    let version_checks = versions::checks(input);
     let updatable = timeseries::updatable(input);
     let copy_checks = copy::checks(input);
     let copies = if input.struct_fields().iter().any(|f| f.copy.is_some()) {
@@ -86,7 +89,11 @@ pub fn expand(input: &Input) -> TokenStream {
             #series
 
             #shard_key
+
+            #versions
         }
+
+        #version_checks
 
         #bucket
 

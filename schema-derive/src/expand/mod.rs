@@ -17,6 +17,7 @@ mod relations;
 mod shard;
 mod timeseries;
 mod validator;
+mod versions;
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;

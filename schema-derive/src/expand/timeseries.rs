@@ -46,15 +46,25 @@ pub fn spec(input: &Input) -> TokenStream {
     }
 }
 
-/// `impl Updatable for T {}`, unless `T` is a time series.
+/// `impl Updatable for T {}` and `impl Replaceable for T {}`, unless `T`
+/// is a time series; no `Updatable` either when `T` names
+/// earlier shapes (`migrate_from(..)`: a typed update written for the
+/// current shape could apply to a document stored at an earlier one).
 pub fn updatable(input: &Input) -> TokenStream {
     if input.attrs.timeseries.is_some() {
         return TokenStream::new();
     }
     let p = private(input);
     let ident = input.ident;
+    let updatable = input.attrs.migrate_from.is_none().then(|| {
+        quote! {
+            #[automatically_derived]
+            impl #p::Updatable for #ident {}
+        }
+    });
     quote! {
+        #updatable
         #[automatically_derived]
-        impl #p::Updatable for #ident {}
+        impl #p::Replaceable for #ident {}
     }
 }

@@ -1,0 +1,194 @@
+//! Upgrading stored documents in place: one by `_id`
+//! ([`Repo::upgrade`]), or every document at an earlier version, in
+//! batches ([`Repo::migrate`]).
+//!
+//! Each document is read, upgraded by the model's steps, and replaced
+//! whole at the current version under a guard: the replace applies only
+//! while the document is still at the version it was read at (and, for a
+//! `#[document(version)]` model, at the same optimistic version). A writer
+//! that replaced it meanwhile (with the current shape) wins, and nothing of
+//! its write is lost; the document is not written twice. A migration that
+//! stops (an error, a crash, `kill -9`) is resumed by running it again: it
+//! reads only the documents still at an earlier version.
+
+use std::time::Duration;
+
+use bson::{doc, Bson, Document as BsonDocument, RawDocumentBuf};
+
+use super::{stored_version, VERSION_FIELD};
+use crate::action::Action;
+use crate::codec;
+use crate::error::Result;
+use crate::model::{Document, Replaceable};
+use crate::repo::Repo;
+
+/// How [`Repo::migrate`] runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MigrateOptions {
+    /// Documents read per batch (default 500).
+    pub batch_size: u32,
+    /// A pause after each batch, to bound the load (default none).
+    pub pause: Option<Duration>,
+}
+
+impl Default for MigrateOptions {
+    fn default() -> Self {
+        MigrateOptions {
+            batch_size: 500,
+            pause: None,
+        }
+    }
+}
+
+/// Where a migration stands, after each batch.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Progress {
+    /// Documents this run upgraded so far.
+    pub upgraded: u64,
+    /// Documents it found already upgraded by another writer.
+    pub skipped: u64,
+    /// Documents still at each earlier version, counted before the batch
+    /// (version, count), oldest first.
+    pub left: Vec<(u32, u64)>,
+}
+
+impl<M: Document + Replaceable> Repo<M> {
+    /// Upgrades the document `id` in place when it is stored at an earlier
+    /// version (see the [module docs](self)); whether this call wrote it.
+    /// A model without earlier shapes has nothing to upgrade.
+    pub fn upgrade<'a>(&'a self, id: &'a M::Id) -> Action<'a, bool> {
+        self.action("upgrade", move |_session| async move {
+            let id = codec::id_to_bson::<M>(id)?;
+            let Some(versions) = M::VERSIONS else {
+                return Ok(false);
+            };
+            let found = self
+                .raw_docs()
+                .find_one(doc! { "_id": id })
+                .await
+                .map_err(|e| self.err(e, "find in"))?;
+            match found {
+                Some(raw) if stored_version(&raw) != Some(versions.current) => {
+                    self.upgrade_raw(raw).await
+                }
+                _ => Ok(false),
+            }
+        })
+    }
+
+    /// Upgrades every document stored at an earlier version, in batches
+    /// ordered by `_id`, calling `progress` after each batch. Stops at the
+    /// first document an upgrade step refuses ([`Error::Upgrade`] naming
+    /// it; that document is left as it is, the ones before are upgraded).
+    /// Run again to resume. Sends per batch one `find` (on the version
+    /// field's index, which setup creates) and one `update` per document.
+    pub async fn migrate(
+        &self,
+        options: MigrateOptions,
+        mut progress: impl FnMut(&Progress) + Send,
+    ) -> Result<Progress> {
+        let mut state = Progress::default();
+        let Some(versions) = M::VERSIONS else {
+            return Ok(state);
+        };
+        let earlier: Vec<Bson> = std::iter::once(Bson::Null)
+            .chain((1..versions.current).map(|v| Bson::Int32(v as i32)))
+            .collect();
+        let filter = doc! { VERSION_FIELD: { "$in": earlier } };
+        loop {
+            state.left = self.left_per_version(versions.current).await?;
+            let batch: Vec<RawDocumentBuf> = crate::cursor::collect(
+                self.raw_docs()
+                    .find(filter.clone())
+                    .sort(doc! { "_id": 1 })
+                    .limit(i64::from(options.batch_size.max(1))),
+                None,
+            )
+            .await
+            .map_err(|e| self.err(e, "find in"))?;
+            if batch.is_empty() {
+                progress(&state);
+                return Ok(state);
+            }
+            for raw in batch {
+                if self.upgrade_raw(raw).await? {
+                    state.upgraded += 1;
+                } else {
+                    state.skipped += 1;
+                }
+            }
+            progress(&state);
+            if let Some(pause) = options.pause {
+                tokio::time::sleep(pause).await;
+            }
+        }
+    }
+
+    /// How many documents are at each earlier version: one `aggregate`.
+    async fn left_per_version(&self, current: u32) -> Result<Vec<(u32, u64)>> {
+        let pipeline = [
+            doc! { "$match": { VERSION_FIELD: { "$ne": current as i32 } } },
+            doc! { "$group": { "_id": format!("${VERSION_FIELD}"), "n": { "$sum": 1 } } },
+        ];
+        let groups: Vec<BsonDocument> =
+            crate::cursor::collect_aggregate(self.raw().aggregate(pipeline), None)
+                .await
+                .map_err(|e| self.err(e, "count versions in"))?;
+        let mut left: Vec<(u32, u64)> = groups
+            .iter()
+            .map(|g| {
+                let v = match g.get("_id") {
+                    Some(Bson::Int32(n)) => u32::try_from(*n).unwrap_or(0),
+                    Some(Bson::Int64(n)) => u32::try_from(*n).unwrap_or(0),
+                    _ => 1,
+                };
+                let n = match g.get("n") {
+                    Some(Bson::Int32(n)) => u64::try_from(*n).unwrap_or(0),
+                    Some(Bson::Int64(n)) => u64::try_from(*n).unwrap_or(0),
+                    _ => 0,
+                };
+                (v, n)
+            })
+            .collect();
+        left.sort_unstable();
+        // Version 1 stored with the field and without it are one version.
+        left.dedup_by(|b, a| {
+            let same = a.0 == b.0;
+            if same {
+                a.1 += b.1;
+            }
+            same
+        });
+        Ok(left)
+    }
+
+    /// Upgrades one stored document and replaces it under the guard;
+    /// whether the replace applied.
+    async fn upgrade_raw(&self, raw: RawDocumentBuf) -> Result<bool> {
+        let at = stored_version(&raw);
+        let id = raw
+            .get("_id")
+            .ok()
+            .flatten()
+            .and_then(|id| Bson::try_from(id).ok())
+            .unwrap_or(Bson::Null);
+        let upgraded: M = codec::decode(&raw)?;
+        let (new_raw, expected) = crate::stamp::replaced(&upgraded, codec::encode(&upgraded)?)?;
+        let mut filter = doc! { "_id": id };
+        match at {
+            Some(1) => filter.insert(VERSION_FIELD, doc! { "$in": [Bson::Null, 1] }),
+            Some(v) => filter.insert(VERSION_FIELD, v as i32),
+            None => return Err(super::unknown_version::<M>(&raw)),
+        };
+        if let Some((name, version)) = expected {
+            filter.insert(name, version);
+        }
+        let r = self
+            .raw_docs()
+            .replace_one(filter, new_raw)
+            .await
+            .map_err(|e| self.err(e, "replace in"))?;
+        Ok(r.matched_count > 0)
+    }
+}

@@ -1,0 +1,54 @@
+//! The rules of `#[document(migrate_from(V1, V2))]` (see
+//! `schema_core::versions`) that the derive can see in the model itself:
+//! it is on a root document that the helpers write whole (not a time
+//! series, not a bucket), none of its fields is stored under the version
+//! field's name, and none is a link or a copy (their helpers write part of
+//! a document, whatever version it is stored at). That each earlier shape
+//! is a model of the same collection, and that every step is implemented,
+//! is checked by the compiler on the generated code.
+
+use crate::ast::{Derive, Input};
+use crate::attr::FieldKind;
+use crate::ctxt::Ctxt;
+
+/// The stored name of the version field (`schema_core::versions::VERSION_FIELD`).
+const VERSION_FIELD: &str = "schemaVersion";
+
+pub(super) fn check(cx: &Ctxt, input: &Input) {
+    let Some((span, _)) = &input.attrs.migrate_from else {
+        return;
+    };
+    let span = *span;
+    if input.derive != Derive::Document {
+        cx.error_at(
+            span,
+            "`migrate_from` belongs to a root document (`#[derive(Document)]`): a sub-document changes with the document that holds it",
+        );
+        return;
+    }
+    if input.attrs.timeseries.is_some() || input.attrs.bucket.is_some() {
+        cx.error_at(
+            span,
+            "`migrate_from` on a time series or a bucket is not supported: their documents are written in parts, by the server or by the bucket's pushes, never whole at the current version",
+        );
+    }
+    for field in input.struct_fields() {
+        if field.stored == VERSION_FIELD {
+            cx.error_at(
+                field.span(),
+                format!("`{}` is stored as `{VERSION_FIELD}`, the field a versioned model keeps its schema version in: rename it (`#[serde(rename = \"...\")]`)", field.name),
+            );
+        }
+        let part = match (&field.kind, &field.copy) {
+            (FieldKind::ManyToMany(_), _) => {
+                "a `#[many_to_many]` link (the link helpers add and remove ids in place)"
+            }
+            (_, Some(_)) => "a copy (the copy helpers rewrite it in place)",
+            _ => continue,
+        };
+        cx.error_at(
+            field.span(),
+            format!("`{}` is {part} on a model with earlier shapes (`migrate_from`): a write of part of a document could reach one stored at an earlier version; migrate the documents first, then add it", field.name),
+        );
+    }
+}

@@ -1,0 +1,280 @@
+//! Versioned models (`#[document(migrate_from(..))]`, the schema versioning
+//! pattern) on the test server: the validator accepts every version's whole
+//! document and nothing else, a document at any version reads as the
+//! current shape, new documents are written at the current version, and
+//! `Repo::migrate` upgrades every earlier one in batches while another
+//! writer replaces documents (none of its writes lost), stopping at a
+//! document its step refuses with that document's `_id` and nothing of it
+//! written; run again it finishes.
+
+mod support;
+
+use bson::{doc, Document as BsonDocument};
+use futures_util::TryStreamExt;
+use schema_core::prelude::*;
+use schema_core::versions::{MigrateOptions, Upgrade, VERSION_FIELD};
+use schema_core::{Error, Schema};
+use serde::{Deserialize, Serialize};
+
+/// Version 1: one name.
+#[derive(Document, Serialize, Deserialize, Debug, Clone)]
+#[document(collection = "people")]
+struct PersonV1 {
+    #[serde(rename = "_id")]
+    id: String,
+    name: String,
+}
+
+/// Version 2: the name split.
+#[derive(Document, Serialize, Deserialize, Debug, Clone)]
+#[document(collection = "people")]
+struct PersonV2 {
+    #[serde(rename = "_id")]
+    id: String,
+    first: String,
+    last: String,
+}
+
+/// Version 3, current: a required email.
+#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[document(collection = "people", migrate_from(PersonV1, PersonV2))]
+struct Person {
+    #[serde(rename = "_id")]
+    id: String,
+    first: String,
+    last: String,
+    email: String,
+}
+
+impl Upgrade<PersonV1> for PersonV2 {
+    fn upgrade(old: PersonV1) -> Result<Self, String> {
+        let (first, last) = old
+            .name
+            .split_once(' ')
+            .ok_or_else(|| "the name has no space to split it at".to_owned())?;
+        Ok(PersonV2 {
+            id: old.id,
+            first: first.into(),
+            last: last.into(),
+        })
+    }
+}
+
+impl Upgrade<PersonV2> for Person {
+    fn upgrade(old: PersonV2) -> Result<Self, String> {
+        let email = format!("{}.{}@example.org", old.first, old.last).to_lowercase();
+        Ok(Person {
+            id: old.id,
+            first: old.first,
+            last: old.last,
+            email,
+        })
+    }
+}
+
+async fn stored(db: &mongodb::Database, id: &str) -> BsonDocument {
+    db.collection::<BsonDocument>("people")
+        .find_one(doc! { "_id": id })
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn every_version_reads_as_the_current_shape_and_is_accepted_whole() {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, "versions_read").await;
+    Schema::new().with::<Person>().sync(&db).await.unwrap();
+    let raw = db.collection::<BsonDocument>("people");
+    // Written by the code of each version: version 1 knew nothing of
+    // versions, version 2 documents carry theirs.
+    raw.insert_one(doc! { "_id": "ada", "name": "Ada Lovelace" })
+        .await
+        .unwrap();
+    raw.insert_one(doc! { "_id": "alan", "first": "Alan", "last": "Turing", VERSION_FIELD: 2 })
+        .await
+        .unwrap();
+    // The validator: a whole document of one version, nothing else.
+    for bad in [
+        doc! { "_id": "x1", "first": "No", "last": "Version" },
+        doc! { "_id": "x2", "name": "Two Shapes", VERSION_FIELD: 2 },
+        doc! { "_id": "x3", "first": "A", "last": "B", "email": "a@b", VERSION_FIELD: 9 },
+    ] {
+        let err = raw.insert_one(bad.clone()).await.unwrap_err();
+        assert!(err.to_string().contains("validation"), "{bad}: {err}");
+    }
+
+    let people = Repo::<Person>::new(&db);
+    let ada = people.get(&"ada".to_owned()).await.unwrap().unwrap();
+    assert_eq!(
+        ada,
+        Person {
+            id: "ada".into(),
+            first: "Ada".into(),
+            last: "Lovelace".into(),
+            email: "ada.lovelace@example.org".into(),
+        }
+    );
+    let alan = people.get(&"alan".to_owned()).await.unwrap().unwrap();
+    assert_eq!(alan.email, "alan.turing@example.org");
+    // Reading writes nothing.
+    assert!(stored(&db, "ada").await.get(VERSION_FIELD).is_none());
+
+    // Written now: the current version.
+    let grace = Person {
+        id: "grace".into(),
+        first: "Grace".into(),
+        last: "Hopper".into(),
+        email: "grace@example.org".into(),
+    };
+    people.insert(&grace).await.unwrap();
+    assert_eq!(
+        stored(&db, "grace").await.get_i32(VERSION_FIELD).unwrap(),
+        3
+    );
+    // A replace stores the current shape whatever it replaces.
+    let mut ada = ada;
+    ada.email = "ada@example.org".into();
+    assert!(people.replace(&ada).await.unwrap());
+    let ada_stored = stored(&db, "ada").await;
+    assert_eq!(ada_stored.get_i32(VERSION_FIELD).unwrap(), 3);
+    assert!(ada_stored.get("name").is_none());
+    // `upgrade` by id: Alan, once.
+    assert!(people.upgrade(&"alan".to_owned()).await.unwrap());
+    assert!(!people.upgrade(&"alan".to_owned()).await.unwrap());
+    assert_eq!(stored(&db, "alan").await.get_i32(VERSION_FIELD).unwrap(), 3);
+
+    // A document whose step refuses: the read names it, nothing written.
+    raw.insert_one(doc! { "_id": "plato", "name": "Plato" })
+        .await
+        .unwrap();
+    let err = people.get(&"plato".to_owned()).await.unwrap_err();
+    match &err {
+        Error::Upgrade {
+            id, from, reason, ..
+        } => {
+            assert_eq!((id.as_str(), *from), ("plato", 1));
+            assert!(reason.contains("no space"), "{reason}");
+        }
+        other => panic!("an upgrade error: {other}"),
+    }
+}
+
+#[tokio::test]
+async fn a_migration_upgrades_each_document_once_loses_no_write_and_resumes() {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, "versions_migrate").await;
+    Schema::new().with::<Person>().sync(&db).await.unwrap();
+    let raw = db.collection::<BsonDocument>("people");
+    let n = 600;
+    let docs: Vec<BsonDocument> = (0..n)
+        .map(|i| {
+            if i.is_multiple_of(2) {
+                doc! { "_id": format!("p{i:04}"), "name": format!("First{i} Last{i}") }
+            } else {
+                doc! { "_id": format!("p{i:04}"), "first": format!("First{i}"), "last": format!("Last{i}"), VERSION_FIELD: 2 }
+            }
+        })
+        .collect();
+    raw.insert_many(docs).await.unwrap();
+    // Sorted after every `p0..`: the last the migration reaches.
+    raw.insert_one(doc! { "_id": "plato", "name": "Plato" })
+        .await
+        .unwrap();
+    let plato_before = stored(&db, "plato").await;
+
+    // Another writer replaces every tenth document while the migration runs.
+    let writer = {
+        let people = Repo::<Person>::new(&db);
+        tokio::spawn(async move {
+            for i in (0..n).step_by(10) {
+                let person = Person {
+                    id: format!("p{i:04}"),
+                    first: "Written".into(),
+                    last: "Meanwhile".into(),
+                    email: format!("w{i}@example.org"),
+                };
+                assert!(people.replace(&person).await.unwrap());
+                tokio::task::yield_now().await;
+            }
+        })
+    };
+    let people = Repo::<Person>::new(&db);
+    let mut reports = Vec::new();
+    let options = MigrateOptions {
+        batch_size: 50,
+        ..MigrateOptions::default()
+    };
+    let err = people
+        .migrate(options, |p| reports.push(p.clone()))
+        .await
+        .unwrap_err();
+    writer.await.unwrap();
+    assert!(
+        matches!(&err, Error::Upgrade { id, .. } if id == "plato"),
+        "{err}"
+    );
+    assert_eq!(
+        stored(&db, "plato").await,
+        plato_before,
+        "nothing of it written"
+    );
+    // After each batch of 50: what it upgraded or found upgraded by the
+    // writer, and what was left before it, by version.
+    let first = &reports[0];
+    assert_eq!(first.upgraded + first.skipped, 50, "{first:?}");
+    let left: u64 = first.left.iter().map(|(_, c)| c).sum();
+    assert!(left <= n as u64 + 1 && left > n as u64 / 2, "{first:?}");
+    assert_eq!(
+        first.left.iter().map(|(v, _)| *v).collect::<Vec<_>>(),
+        [1, 2]
+    );
+    for pair in reports.windows(2) {
+        assert!(pair[1].upgraded >= pair[0].upgraded);
+    }
+
+    // Every other document: the current version, once; the writer's
+    // replacements kept whole.
+    let all: Vec<BsonDocument> = raw
+        .find(doc! { "_id": { "$ne": "plato" } })
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(all.len(), n);
+    for d in &all {
+        assert_eq!(d.get_i32(VERSION_FIELD).unwrap(), 3, "{d}");
+        let i: usize = d.get_str("_id").unwrap()[1..].parse().unwrap();
+        if i.is_multiple_of(10) {
+            assert_eq!(d.get_str("email").unwrap(), format!("w{i}@example.org"));
+        } else {
+            assert_eq!(
+                d.get_str("email").unwrap(),
+                format!("first{i}.last{i}@example.org")
+            );
+        }
+    }
+
+    // Plato fixed by hand; run again, it finishes with only Plato to do.
+    raw.update_one(
+        doc! { "_id": "plato" },
+        doc! { "$set": { "name": "Plato Athens" } },
+    )
+    .await
+    .unwrap();
+    let done = people
+        .migrate(MigrateOptions::default(), |_| {})
+        .await
+        .unwrap();
+    assert_eq!((done.upgraded, done.skipped), (1, 0));
+    assert_eq!(
+        stored(&db, "plato").await.get_i32(VERSION_FIELD).unwrap(),
+        3
+    );
+    let again = people
+        .migrate(MigrateOptions::default(), |_| {})
+        .await
+        .unwrap();
+    assert_eq!((again.upgraded, again.left.len()), (0, 0));
+}
