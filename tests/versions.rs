@@ -166,7 +166,7 @@ async fn a_migration_upgrades_each_document_once_loses_no_write_and_resumes() {
     let db = support::fresh_db(&client, "versions_migrate").await;
     Schema::new().with::<Person>().sync(&db).await.unwrap();
     let raw = db.collection::<BsonDocument>("people");
-    let n = 600;
+    let n: usize = 600;
     let docs: Vec<BsonDocument> = (0..n)
         .map(|i| {
             if i.is_multiple_of(2) {

@@ -15,14 +15,17 @@ use crate::index::{Direction, IndexSpec};
 use crate::tables::{object_of, IndexDef, PropertyDef};
 use crate::validator::{validator, BsonSchema};
 
-/// A model whose stored documents the server lets the helpers update: every
+/// A model whose stored documents the helpers may update in part: every
 /// `#[derive(Document)]` but a time series (whose measurements the server
-/// updates only on their meta field, by multi-update). The typed update
+/// updates only on their meta field, by multi-update) and a model with
+/// earlier shapes (`migrate_from(..)`: an update written for the current
+/// shape could reach a document stored at an earlier one). The typed update
 /// builders and the update helpers need it.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is a time series: the server does not update a measurement (only its meta field, with a multi-update), so it has no typed update",
-    label = "an update of a time-series model",
-    note = "insert new measurements and delete old ones; change the meta field of many with a raw `update_many(filter, doc! {{ \"$set\": {{ .. }} }})` filtered on it"
+    message = "`{Self}` has no typed update: it is a time series, or it names earlier shapes (`migrate_from`)",
+    label = "an update of part of a `{Self}` document",
+    note = "a time series: the server does not update a measurement; insert new measurements and delete old ones, and change the meta field of many with a raw `update_many(filter, doc! {{ \"$set\": {{ .. }} }})` filtered on it",
+    note = "a model with earlier shapes: read it (old versions are upgraded on read) and `replace` it whole, or run `Repo::migrate` and drop `migrate_from` once no earlier version is left"
 )]
 pub trait Updatable {}
 

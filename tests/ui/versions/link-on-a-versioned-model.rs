@@ -1,0 +1,28 @@
+use schema_core::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Document, Serialize, Deserialize)]
+#[document(collection = "people")]
+struct PersonV1 {
+    #[serde(rename = "_id")]
+    id: String,
+    name: String,
+}
+
+#[derive(Document, Serialize, Deserialize)]
+#[document(collection = "people", migrate_from(PersonV1))]
+struct Person {
+    #[serde(rename = "_id")]
+    id: String,
+    first: String,
+    #[many_to_many(one_sided, to = PersonV1, max = 10)]
+    friend_ids: Vec<String>,
+}
+
+impl schema_core::versions::Upgrade<PersonV1> for Person {
+    fn upgrade(old: PersonV1) -> Result<Self, String> {
+        Ok(Person { id: old.id, first: old.name, friend_ids: Vec::new() })
+    }
+}
+
+fn main() {}
