@@ -278,3 +278,67 @@ async fn a_migration_upgrades_each_document_once_loses_no_write_and_resumes() {
         .unwrap();
     assert_eq!((again.upgraded, again.left.len()), (0, 0));
 }
+
+/// Version 3 once no earlier version is left: `schema_version = 3` alone,
+/// so typed updates compile again.
+#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[document(collection = "people", schema_version = 3)]
+struct PersonDone {
+    #[serde(rename = "_id")]
+    id: String,
+    first: String,
+    last: String,
+    email: String,
+}
+
+/// Dropping the earlier shapes tightens the validator to the current
+/// version through setup's tightening plan: refused while a document is
+/// at an earlier version (counted, named), applied once `migrate` is done.
+#[tokio::test]
+async fn the_validator_is_tightened_to_the_current_version_once_none_is_older() {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, "versions_tighten").await;
+    Schema::new().with::<Person>().sync(&db).await.unwrap();
+    let raw = db.collection::<BsonDocument>("people");
+    raw.insert_one(doc! { "_id": "ada", "name": "Ada Lovelace" })
+        .await
+        .unwrap();
+    let done = Schema::new().with::<PersonDone>();
+    let plan = done.plan(&db).await.unwrap();
+    let violators = plan
+        .actions
+        .iter()
+        .find_map(|a| match a {
+            schema_core::Action::UpdateValidator { violators, .. } => Some(violators.clone()),
+            _ => None,
+        })
+        .expect("the validator changes");
+    assert_eq!(violators.count, 1, "{plan}");
+    let err = done.sync(&db).await.unwrap_err();
+    assert!(
+        matches!(err, Error::ValidatorRejectsExisting { .. }),
+        "{err}"
+    );
+
+    Repo::<Person>::new(&db)
+        .migrate(MigrateOptions::default(), |_| {})
+        .await
+        .unwrap();
+    done.sync(&db).await.unwrap();
+    assert!(done.plan(&db).await.unwrap().is_empty());
+    let people = Repo::<PersonDone>::new(&db);
+    let f = PersonDone::FIELDS;
+    people
+        .update(&"ada".to_owned(), f.email.set("ada@example.org"))
+        .await
+        .unwrap();
+    let ada = people.get(&"ada".to_owned()).await.unwrap().unwrap();
+    assert_eq!(ada.email, "ada@example.org");
+    assert_eq!(stored(&db, "ada").await.get_i32(VERSION_FIELD).unwrap(), 3);
+    // A version-1 document written around the helpers is refused now.
+    let err = raw
+        .insert_one(doc! { "_id": "alan", "name": "Alan Turing" })
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("validation"), "{err}");
+}

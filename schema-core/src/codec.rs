@@ -28,7 +28,7 @@ pub(crate) fn encode<M: Document>(doc: &M) -> Result<RawDocumentBuf> {
     if let Some(versions) = M::VERSIONS {
         // The derive refuses a field stored under this name.
         raw.append(
-            crate::versions::VERSION_KEY,
+            crate::versioned::VERSION_KEY,
             i32::try_from(versions.current).unwrap_or(i32::MAX),
         );
     }
@@ -131,10 +131,19 @@ fn largest_field(raw: &RawDocument) -> (String, usize) {
 /// collection, the `_id` and the field.
 pub(crate) fn decode<M: Document>(raw: &RawDocument) -> Result<M> {
     if let Some(versions) = M::VERSIONS {
-        match crate::versions::stored_version(raw) {
+        match crate::versioned::stored_version(raw) {
             Some(v) if v == versions.current => {}
-            Some(v) if v >= 1 && v < versions.current => return M::upgrade_stored(v, raw),
-            _ => return Err(crate::versions::unknown_version::<M>(raw)),
+            Some(v) if v >= versions.first && v < versions.current => {
+                return M::upgrade_stored(v, raw)
+            }
+            _ => {
+                return Err(Error::unknown_version(
+                    M::NAME,
+                    M::COLLECTION,
+                    raw,
+                    M::VERSIONS,
+                ))
+            }
         }
     }
     decode_as::<M>(raw, M::NAME, M::COLLECTION)
@@ -150,20 +159,10 @@ pub(crate) fn decode_as<T: DeserializeOwned>(
     bson::deserialize_from_slice::<T>(raw.as_bytes()).map_err(|source| Error::Decode {
         model: name,
         collection,
-        id: raw_id(raw),
+        id: crate::error::raw_id(raw),
         field: failing_field::<T>(raw, &source),
         source: Box::new(source),
     })
-}
-
-pub(crate) fn raw_id(raw: &RawDocument) -> String {
-    match raw.get("_id") {
-        Ok(Some(id)) => match Bson::try_from(bson::RawBson::from(id)) {
-            Ok(id) => id_text(&id),
-            Err(_) => "(unreadable)".to_owned(),
-        },
-        _ => "(none)".to_owned(),
-    }
 }
 
 /// Reads the document again, this time tracking the path, to name the field

@@ -631,3 +631,37 @@ pub(crate) fn id_text(id: &bson::Bson) -> String {
         other => other.clone().into_relaxed_extjson().to_string(),
     }
 }
+
+/// The `_id` of a stored document as text (see [`id_text`]).
+pub(crate) fn raw_id(raw: &bson::RawDocument) -> String {
+    match raw.get("_id") {
+        Ok(Some(id)) => match bson::Bson::try_from(bson::RawBson::from(id)) {
+            Ok(id) => id_text(&id),
+            Err(_) => "(unreadable)".to_owned(),
+        },
+        _ => "(none)".to_owned(),
+    }
+}
+
+impl Error {
+    /// [`Error::Upgrade`] for a document at a version the model does not
+    /// know (its schema version field holds no version of `versions`).
+    pub(crate) fn unknown_version(
+        model: &'static str,
+        collection: &'static str,
+        raw: &bson::RawDocument,
+        versions: Option<crate::versioned::Versions>,
+    ) -> Error {
+        let (first, current) = versions.map_or((1, 1), |v| (v.first, v.current));
+        Error::Upgrade {
+            model,
+            collection,
+            id: raw_id(raw),
+            from: 0,
+            reason: format!(
+                "`{}` is not a version of the model ({first} to {current})",
+                crate::versioned::VERSION_FIELD
+            ),
+        }
+    }
+}

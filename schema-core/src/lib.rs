@@ -33,6 +33,7 @@ mod fixed;
 pub mod growth;
 mod id;
 mod index;
+mod migrate;
 pub mod model;
 mod once;
 pub mod path;
@@ -54,6 +55,7 @@ pub mod txn;
 pub mod update;
 mod validator;
 pub mod verify;
+mod versioned;
 pub mod versions;
 pub mod write;
 

@@ -110,7 +110,7 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
         let mut indexes =
             crate::shard::with_supporting_index(Self::TABLES.index_specs(), Self::SHARD_KEY);
         if Self::VERSIONS.is_some() {
-            indexes.push(crate::versions::version_index());
+            indexes.push(crate::versioned::version_index());
         }
         indexes
     }
@@ -158,13 +158,18 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
 
     /// The model's schema versions, when it names earlier shapes
     /// (`#[document(migrate_from(..))]`, see [`versions`](crate::versions)).
-    const VERSIONS: Option<crate::versions::Versions> = None;
+    const VERSIONS: Option<crate::versioned::Versions> = None;
 
     /// A stored document at the earlier `version`, read as its own shape
     /// and upgraded to this one (generated for a versioned model).
     #[doc(hidden)]
     fn upgrade_stored(_version: u32, raw: &bson::RawDocument) -> crate::Result<Self> {
-        Err(crate::versions::unknown_version::<Self>(raw))
+        Err(crate::error::Error::unknown_version(
+            Self::NAME,
+            Self::COLLECTION,
+            raw,
+            Self::VERSIONS,
+        ))
     }
 
     /// The collection validator: `{"$jsonSchema": json_schema()}`.

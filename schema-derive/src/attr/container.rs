@@ -7,13 +7,13 @@ use syn::{Attribute, LitStr, Meta};
 use super::bucket::{bucket, BucketAttr};
 use super::index::{index, IndexAttr};
 use super::keywords::{
-    BUCKET, COLLECTION, CRATE, DOCUMENT, DOCUMENT_KEYS, INDEX, MIGRATE_FROM, OPEN, SHARD_KEY,
-    TIMESERIES, TIMESTAMPS, VERSION,
+    BUCKET, COLLECTION, CRATE, DOCUMENT, DOCUMENT_KEYS, INDEX, MIGRATE_FROM, OPEN, SCHEMA_VERSION,
+    SHARD_KEY, TIMESERIES, TIMESTAMPS, VERSION,
 };
 use super::list::{for_each_key, unknown_key, SeenKeys};
 use super::shard::{shard_key, ShardKeyAttr};
 use super::timeseries::{timeseries, TimeSeriesAttr};
-use super::value::{flag, in_parens, str_value};
+use super::value::{flag, in_parens, int_value, str_value};
 use crate::ctxt::Ctxt;
 
 /// `#[document(...)]`.
@@ -43,6 +43,27 @@ pub struct ContainerAttrs {
     /// `migrate_from(V1, V2)`: the model's earlier shapes, oldest first,
     /// with the key's span.
     pub migrate_from: Option<(Span, Vec<syn::Path>)>,
+    /// `schema_version = N`: the current shape's version (by default one
+    /// more than the earlier shapes named), with the value's span.
+    pub schema_version: Option<(u32, Span)>,
+}
+
+impl ContainerAttrs {
+    /// The model's versions when it declares any: the current one, the
+    /// first of the earlier shapes named, and those shapes (oldest first).
+    pub fn versions(&self) -> Option<(u32, u32, &[syn::Path])> {
+        let older: &[syn::Path] = self
+            .migrate_from
+            .as_ref()
+            .map_or(&[], |(_, o)| o.as_slice());
+        let count = u32::try_from(older.len()).unwrap_or(u32::MAX);
+        let current = match self.schema_version {
+            Some((n, _)) => n,
+            None if older.is_empty() => return None,
+            None => count.saturating_add(1),
+        };
+        Some((current, current.saturating_sub(count), older))
+    }
 }
 
 /// Checks a collection name as the server would.
@@ -120,6 +141,13 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute]) -> ContainerAttrs {
             BUCKET => out.bucket = bucket(cx, meta, span),
             TIMESERIES => out.timeseries = timeseries(cx, meta, span),
             SHARD_KEY => out.shard_key = shard_key(cx, meta, span),
+            SCHEMA_VERSION => {
+                if let Some((n, at)) =
+                    int_value(cx, meta, name, span, 1, u64::from(i32::MAX as u32))
+                {
+                    out.schema_version = u32::try_from(n).ok().map(|n| (n, at));
+                }
+            }
             MIGRATE_FROM => {
                 let paths = in_parens(cx, meta, MIGRATE_FROM, span, "UserV1, UserV2", |input| {
                     Ok(input

@@ -31,6 +31,7 @@ pub const BUCKET: &str = "bucket";
 pub const TIMESERIES: &str = "timeseries";
 pub const SHARD_KEY: &str = "shard_key";
 pub const MIGRATE_FROM: &str = "migrate_from";
+pub const SCHEMA_VERSION: &str = "schema_version";
 
 // `shard_key(hashed(field))`, and an index key's kind (`keys(field = hashed)`).
 pub const HASHED: &str = "hashed";
@@ -117,6 +118,7 @@ pub(super) const DOCUMENT_KEYS: &[&str] = &[
     TIMESERIES,
     SHARD_KEY,
     MIGRATE_FROM,
+    SCHEMA_VERSION,
 ];
 pub(super) const TIMESERIES_KEYS: &[&str] = &[TIME, META, GRANULARITY, SPAN, EXPIRE_AFTER];
 pub(super) const BUCKET_KEYS: &[&str] = &[PARENT, ITEMS, COUNT, SEQ];

@@ -15,10 +15,23 @@ use crate::ctxt::Ctxt;
 const VERSION_FIELD: &str = "schemaVersion";
 
 pub(super) fn check(cx: &Ctxt, input: &Input) {
-    let Some((span, _)) = &input.attrs.migrate_from else {
-        return;
+    let span = match (&input.attrs.migrate_from, &input.attrs.schema_version) {
+        (Some((span, _)), _) | (None, Some((_, span))) => *span,
+        (None, None) => return,
     };
-    let span = *span;
+    let older = input
+        .attrs
+        .migrate_from
+        .as_ref()
+        .map_or(0, |(_, o)| o.len());
+    if let Some((current, at)) = input.attrs.schema_version {
+        if usize::try_from(current).unwrap_or(usize::MAX) <= older {
+            cx.error_at(
+                at,
+                format!("`schema_version = {current}` leaves no version for the {older} earlier shape(s) in `migrate_from`: the current version is above every earlier one (at least {})", older + 1),
+            );
+        }
+    }
     if input.derive != Derive::Document {
         cx.error_at(
             span,
@@ -38,6 +51,9 @@ pub(super) fn check(cx: &Ctxt, input: &Input) {
                 field.span(),
                 format!("`{}` is stored as `{VERSION_FIELD}`, the field a versioned model keeps its schema version in: rename it (`#[serde(rename = \"...\")]`)", field.name),
             );
+        }
+        if older == 0 {
+            continue;
         }
         let part = match (&field.kind, &field.copy) {
             (FieldKind::ManyToMany(_), _) => {

@@ -1,4 +1,4 @@
-//! What `#[document(migrate_from(V1, V2))]` adds: the `VERSIONS` and the
+//! What `#[document(migrate_from(V1, V2))]` (and `schema_version = N`) adds: the `VERSIONS` and the
 //! upgrade chain inside `impl Document` (`upgrade_stored`, and a
 //! `json_schema` with one branch per version), and the checks that each
 //! earlier shape is a model of the same collection (see
@@ -14,11 +14,10 @@ use crate::ast::Input;
 /// The items inside `impl Document`, or nothing for a model with no
 /// earlier shapes.
 pub fn spec(input: &Input) -> TokenStream {
-    let Some((_, older)) = &input.attrs.migrate_from else {
+    let Some((current, first, older)) = input.attrs.versions() else {
         return TokenStream::new();
     };
     let p = private(input);
-    let current = u32::try_from(older.len() + 1).unwrap_or(u32::MAX);
     let names: Vec<String> = older
         .iter()
         .map(|path| quote!(#path).to_string().replace(' ', ""))
@@ -31,7 +30,7 @@ pub fn spec(input: &Input) -> TokenStream {
         .chain([quote!(Self)])
         .collect();
     let arms = older.iter().enumerate().map(|(i, shape)| {
-        let from = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        let from = first.saturating_add(u32::try_from(i).unwrap_or(u32::MAX));
         let steps = older[i..].iter().zip(&next[i..]).map(|(old, new)| {
             quote_spanned! {old.span()=>
                 let __v = #p::step::<Self, #old, #new>(__v, #from, __raw)?;
@@ -48,6 +47,7 @@ pub fn spec(input: &Input) -> TokenStream {
     quote! {
         const VERSIONS: #p::Option<#p::Versions> = #p::Some(#p::Versions {
             current: #current,
+            first: #first,
             older: &[#(#names),*],
         });
 
@@ -64,7 +64,7 @@ pub fn spec(input: &Input) -> TokenStream {
         fn json_schema() -> #p::bson::Document {
             #p::versioned_schema(
                 Self::TABLES.json_schema(),
-                #current,
+                Self::VERSIONS,
                 &[#(<#older as #p::Document>::json_schema()),*],
             )
         }
@@ -74,7 +74,7 @@ pub fn spec(input: &Input) -> TokenStream {
 /// `const _: () = assert_older::<Model, V>();` for each earlier shape,
 /// spanned on its name.
 pub fn checks(input: &Input) -> TokenStream {
-    let Some((_, older)) = &input.attrs.migrate_from else {
+    let Some((_, _, older)) = input.attrs.versions() else {
         return TokenStream::new();
     };
     let p = private(input);

@@ -47,37 +47,13 @@
 //! A missing step does not compile (`Person: Upgrade<PersonV1>` is not
 //! implemented), nor does an earlier shape on another collection.
 
-mod migrate;
-
-pub use migrate::{MigrateOptions, Progress};
-
 use bson::RawDocument;
+
+pub use crate::migrate::{MigrateOptions, Progress};
+pub use crate::versioned::{Versions, VERSION_FIELD};
 
 use crate::error::{Error, Result};
 use crate::model::Document;
-
-/// The stored field that holds a versioned model's schema version.
-pub const VERSION_FIELD: &str = "schemaVersion";
-
-/// [`VERSION_FIELD`] as a raw document's key.
-pub(crate) const VERSION_KEY: &bson::raw::CStr = bson::cstr!("schemaVersion");
-
-/// The index on [`VERSION_FIELD`] a versioned model's collection gets.
-pub(crate) fn version_index() -> crate::index::IndexSpec {
-    crate::index::IndexSpec::new(
-        vec![(VERSION_FIELD.to_owned(), crate::index::Direction::Asc)],
-        crate::index::IndexOrigin::SchemaVersion,
-    )
-}
-
-/// A versioned model's versions (see the [module docs](self)).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Versions {
-    /// The current shape's version: one more than the earlier shapes.
-    pub current: u32,
-    /// The earlier shapes' Rust names, oldest (version 1) first.
-    pub older: &'static [&'static str],
-}
 
 /// How a document of shape `Old` becomes one of `Self`, the next version:
 /// `Err` with a reason when it cannot (the read then fails with
@@ -90,17 +66,6 @@ pub struct Versions {
 pub trait Upgrade<Old>: Sized {
     /// The next version of `old`.
     fn upgrade(old: Old) -> std::result::Result<Self, String>;
-}
-
-/// The version a stored document is at: its [`VERSION_FIELD`], 1 when it
-/// has none; `None` when the field holds no whole number.
-pub(crate) fn stored_version(raw: &RawDocument) -> Option<u32> {
-    match raw.get(VERSION_FIELD) {
-        Ok(None) => Some(1),
-        Ok(Some(bson::RawBsonRef::Int32(n))) => u32::try_from(n).ok(),
-        Ok(Some(bson::RawBsonRef::Int64(n))) => u32::try_from(n).ok(),
-        _ => None,
-    }
 }
 
 /// For generated code: reads `raw` as the earlier shape `V` of `M`.
@@ -118,7 +83,7 @@ pub fn step<M: Document, Old, New: Upgrade<Old>>(
     New::upgrade(old).map_err(|reason| Error::Upgrade {
         model: M::NAME,
         collection: M::COLLECTION,
-        id: crate::codec::raw_id(raw),
+        id: crate::error::raw_id(raw),
         from,
         reason,
     })
@@ -126,16 +91,7 @@ pub fn step<M: Document, Old, New: Upgrade<Old>>(
 
 /// For generated code: a document at a version the model does not know.
 pub fn unknown_version<M: Document>(raw: &RawDocument) -> Error {
-    Error::Upgrade {
-        model: M::NAME,
-        collection: M::COLLECTION,
-        id: crate::codec::raw_id(raw),
-        from: 0,
-        reason: format!(
-            "`{VERSION_FIELD}` is not a version of the model (1 to {})",
-            M::VERSIONS.map_or(1, |v| v.current)
-        ),
-    }
+    Error::unknown_version(M::NAME, M::COLLECTION, raw, M::VERSIONS)
 }
 
 /// For generated code: `V` is an earlier shape of `M`, stored in the same
@@ -170,15 +126,27 @@ const fn same(a: &str, b: &str) -> bool {
 /// per version (`anyOf`), each the shape's own schema with its
 /// [`VERSION_FIELD`]: the current one requires it, version 1 may lack it
 /// (documents written before the model was versioned). A document is
-/// accepted when it is a whole document of one of the versions.
+/// accepted when it is a whole document of one of the versions. With no
+/// earlier shape named (`schema_version = N` alone), the current one only:
+/// setup's tightening plan then counts the documents still at an earlier
+/// version, and refuses until they are migrated.
 pub fn versioned_schema(
     current: bson::Document,
-    version: u32,
+    versions: Option<Versions>,
     older: &[bson::Document],
 ) -> bson::Document {
-    let mut branches = vec![bson::Bson::Document(with_version(current, version, true))];
+    let Some(versions) = versions else {
+        return current;
+    };
+    let current = with_version(current, versions.current, true);
+    if older.is_empty() {
+        return current;
+    }
+    let mut branches = vec![bson::Bson::Document(current)];
     for (i, schema) in older.iter().enumerate() {
-        let v = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        let v = versions
+            .first
+            .saturating_add(u32::try_from(i).unwrap_or(u32::MAX));
         branches.push(bson::Bson::Document(with_version(schema.clone(), v, v > 1)));
     }
     bson::doc! { "anyOf": branches }

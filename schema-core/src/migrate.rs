@@ -15,12 +15,12 @@ use std::time::Duration;
 
 use bson::{doc, Bson, Document as BsonDocument, RawDocumentBuf};
 
-use super::{stored_version, VERSION_FIELD};
 use crate::action::Action;
 use crate::codec;
 use crate::error::Result;
 use crate::model::{Document, Replaceable};
 use crate::repo::Repo;
+use crate::versioned::{stored_version, VERSION_FIELD};
 
 /// How [`Repo::migrate`] runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,12 +55,12 @@ pub struct Progress {
 
 impl<M: Document + Replaceable> Repo<M> {
     /// Upgrades the document `id` in place when it is stored at an earlier
-    /// version (see the [module docs](self)); whether this call wrote it.
-    /// A model without earlier shapes has nothing to upgrade.
+    /// version (see [`versions`](crate::versions)); whether this call wrote it.
+    /// A model without earlier shapes named has nothing to upgrade.
     pub fn upgrade<'a>(&'a self, id: &'a M::Id) -> Action<'a, bool> {
         self.action("upgrade", move |_session| async move {
             let id = codec::id_to_bson::<M>(id)?;
-            let Some(versions) = M::VERSIONS else {
+            let Some(versions) = M::VERSIONS.filter(|v| !v.older.is_empty()) else {
                 return Ok(false);
             };
             let found = self
@@ -79,7 +79,7 @@ impl<M: Document + Replaceable> Repo<M> {
 
     /// Upgrades every document stored at an earlier version, in batches
     /// ordered by `_id`, calling `progress` after each batch. Stops at the
-    /// first document an upgrade step refuses ([`Error::Upgrade`] naming
+    /// first document an upgrade step refuses ([`Error::Upgrade`](crate::Error::Upgrade) naming
     /// it; that document is left as it is, the ones before are upgraded).
     /// Run again to resume. Sends per batch one `find` (on the version
     /// field's index, which setup creates) and one `update` per document.
@@ -89,11 +89,14 @@ impl<M: Document + Replaceable> Repo<M> {
         mut progress: impl FnMut(&Progress) + Send,
     ) -> Result<Progress> {
         let mut state = Progress::default();
-        let Some(versions) = M::VERSIONS else {
+        let Some(versions) = M::VERSIONS.filter(|v| !v.older.is_empty()) else {
             return Ok(state);
         };
-        let earlier: Vec<Bson> = std::iter::once(Bson::Null)
-            .chain((1..versions.current).map(|v| Bson::Int32(v as i32)))
+        // Version 1 is also a document without the field (`null` matches it).
+        let earlier: Vec<Bson> = (versions.first == 1)
+            .then_some(Bson::Null)
+            .into_iter()
+            .chain((versions.first..versions.current).map(|v| Bson::Int32(v as i32)))
             .collect();
         let filter = doc! { VERSION_FIELD: { "$in": earlier } };
         loop {
@@ -179,7 +182,14 @@ impl<M: Document + Replaceable> Repo<M> {
         match at {
             Some(1) => filter.insert(VERSION_FIELD, doc! { "$in": [Bson::Null, 1] }),
             Some(v) => filter.insert(VERSION_FIELD, v as i32),
-            None => return Err(super::unknown_version::<M>(&raw)),
+            None => {
+                return Err(crate::error::Error::unknown_version(
+                    M::NAME,
+                    M::COLLECTION,
+                    &raw,
+                    M::VERSIONS,
+                ))
+            }
         };
         if let Some((name, version)) = expected {
             filter.insert(name, version);
