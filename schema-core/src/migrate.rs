@@ -48,8 +48,9 @@ pub struct Progress {
     pub upgraded: u64,
     /// Documents it found already upgraded by another writer.
     pub skipped: u64,
-    /// Documents still at each earlier version, counted before the batch
-    /// (version, count), oldest first.
+    /// Documents still at each earlier version (version, count), oldest
+    /// first: counted when the run starts and at the end of each pass over
+    /// the collection, less the documents done since.
     pub left: Vec<(u32, u64)>,
 }
 
@@ -81,8 +82,11 @@ impl<M: Document + Replaceable> Repo<M> {
     /// ordered by `_id`, calling `progress` after each batch. Stops at the
     /// first document an upgrade step refuses ([`Error::Upgrade`](crate::Error::Upgrade) naming
     /// it; that document is left as it is, the ones before are upgraded).
-    /// Run again to resume. Sends per batch one `find` (on the version
-    /// field's index, which setup creates) and one `update` per document.
+    /// Run again to resume. Sends per batch one `find` (on the index of the
+    /// version field and `_id`, which setup creates, from where the last
+    /// batch ended) and one `update` per document; at the start and at the
+    /// end of each pass one `aggregate` counting the documents left per
+    /// version.
     pub async fn migrate(
         &self,
         options: MigrateOptions,
@@ -98,12 +102,17 @@ impl<M: Document + Replaceable> Repo<M> {
             .into_iter()
             .chain((versions.first..versions.current).map(|v| Bson::Int32(v as i32)))
             .collect();
-        let filter = doc! { VERSION_FIELD: { "$in": earlier } };
+        let mut after: Option<Bson> = None;
+        let mut pass_did_something = false;
+        state.left = self.left_per_version(versions.current).await?;
         loop {
-            state.left = self.left_per_version(versions.current).await?;
+            let mut filter = doc! { VERSION_FIELD: { "$in": earlier.clone() } };
+            if let Some(last) = &after {
+                filter.insert("_id", doc! { "$gt": last.clone() });
+            }
             let batch: Vec<RawDocumentBuf> = crate::cursor::collect(
                 self.raw_docs()
-                    .find(filter.clone())
+                    .find(filter)
                     .sort(doc! { "_id": 1 })
                     .limit(i64::from(options.batch_size.max(1))),
                 None,
@@ -111,14 +120,32 @@ impl<M: Document + Replaceable> Repo<M> {
             .await
             .map_err(|e| self.err(e, "find in"))?;
             if batch.is_empty() {
-                progress(&state);
-                return Ok(state);
+                // The end of a pass: documents an older writer inserted
+                // behind it are read by another pass, if this one did
+                // anything.
+                state.left = self.left_per_version(versions.current).await?;
+                if state.left.is_empty() || !pass_did_something {
+                    progress(&state);
+                    return Ok(state);
+                }
+                (after, pass_did_something) = (None, false);
+                continue;
             }
             for raw in batch {
+                after = raw
+                    .get("_id")
+                    .ok()
+                    .flatten()
+                    .and_then(|id| Bson::try_from(id).ok());
+                let at = stored_version(&raw).unwrap_or(0);
                 if self.upgrade_raw(raw).await? {
                     state.upgraded += 1;
                 } else {
                     state.skipped += 1;
+                }
+                pass_did_something = true;
+                if let Some(left) = state.left.iter_mut().find(|(v, _)| *v == at) {
+                    left.1 = left.1.saturating_sub(1);
                 }
             }
             progress(&state);

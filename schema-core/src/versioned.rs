@@ -11,10 +11,13 @@ pub const VERSION_FIELD: &str = "schemaVersion";
 /// [`VERSION_FIELD`] as a raw document's key.
 pub(crate) const VERSION_KEY: &bson::raw::CStr = bson::cstr!("schemaVersion");
 
-/// The index on [`VERSION_FIELD`] a versioned model's collection gets.
+/// The index a versioned model's collection gets: [`VERSION_FIELD`], then
+/// `_id`, so that a migration reads the documents of each earlier version
+/// in `_id` order from where its last batch ended.
 pub(crate) fn version_index() -> crate::index::IndexSpec {
+    use crate::index::Direction::Asc;
     crate::index::IndexSpec::new(
-        vec![(VERSION_FIELD.to_owned(), crate::index::Direction::Asc)],
+        vec![(VERSION_FIELD.to_owned(), Asc), ("_id".to_owned(), Asc)],
         crate::index::IndexOrigin::SchemaVersion,
     )
 }
