@@ -13,11 +13,12 @@
 
 use std::time::Duration;
 
-use bson::{doc, Bson, Document as BsonDocument, RawDocumentBuf};
+use bson::{doc, Bson, Document as BsonDocument, RawDocument, RawDocumentBuf};
+use futures_util::stream::{self, StreamExt};
 
 use crate::action::Action;
 use crate::codec;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::{Document, Replaceable};
 use crate::repo::Repo;
 use crate::versioned::{stored_version, VERSION_FIELD};
@@ -54,6 +55,9 @@ pub struct Progress {
     pub left: Vec<(u32, u64)>,
 }
 
+/// Replaces a migration keeps in flight at once.
+const CONCURRENT_REPLACES: usize = 16;
+
 impl<M: Document + Replaceable> Repo<M> {
     /// Upgrades the document `id` in place when it is stored at an earlier
     /// version (see [`versions`](crate::versions)); whether this call wrote it.
@@ -79,9 +83,11 @@ impl<M: Document + Replaceable> Repo<M> {
     }
 
     /// Upgrades every document stored at an earlier version, in batches
-    /// ordered by `_id`, calling `progress` after each batch. Stops at the
-    /// first document an upgrade step refuses ([`Error::Upgrade`](crate::Error::Upgrade) naming
-    /// it; that document is left as it is, the ones before are upgraded).
+    /// ordered by `_id`, calling `progress` after each batch. Each batch is
+    /// upgraded first, then its replaces are sent, 16 at a time. Stops at
+    /// the first document an upgrade step refuses
+    /// ([`Error::Upgrade`](crate::Error::Upgrade) naming it): nothing of
+    /// its batch is written, the batches before are.
     /// Run again to resume. Sends per batch one `find` (on the index of the
     /// version field and `_id`, which setup creates, from where the last
     /// batch ended) and one `update` per document; at the start and at the
@@ -131,19 +137,35 @@ impl<M: Document + Replaceable> Repo<M> {
                 (after, pass_did_something) = (None, false);
                 continue;
             }
-            for raw in batch {
+            // Every document of the batch upgraded first (no I/O): a step
+            // that refuses one stops the run before any of the batch is
+            // written.
+            let mut replaces = Vec::with_capacity(batch.len());
+            for raw in &batch {
                 after = raw
                     .get("_id")
                     .ok()
                     .flatten()
                     .and_then(|id| Bson::try_from(id).ok());
-                let at = stored_version(&raw).unwrap_or(0);
-                if self.upgrade_raw(raw).await? {
+                replaces.push(self.upgraded(raw)?);
+            }
+            pass_did_something = true;
+            let mut sent = stream::iter(replaces.into_iter().map(|(at, filter, doc)| async move {
+                let r = self
+                    .raw_docs()
+                    .replace_one(filter, doc)
+                    .await
+                    .map_err(|e| self.err(e, "replace in"))?;
+                Ok::<_, crate::Error>((at, r.matched_count > 0))
+            }))
+            .buffer_unordered(CONCURRENT_REPLACES);
+            while let Some(done) = sent.next().await {
+                let (at, applied) = done?;
+                if applied {
                     state.upgraded += 1;
                 } else {
                     state.skipped += 1;
                 }
-                pass_did_something = true;
                 if let Some(left) = state.left.iter_mut().find(|(v, _)| *v == at) {
                     left.1 = left.1.saturating_sub(1);
                 }
@@ -196,36 +218,38 @@ impl<M: Document + Replaceable> Repo<M> {
     /// Upgrades one stored document and replaces it under the guard;
     /// whether the replace applied.
     async fn upgrade_raw(&self, raw: RawDocumentBuf) -> Result<bool> {
-        let at = stored_version(&raw);
+        let (_, filter, doc) = self.upgraded(&raw)?;
+        let r = self
+            .raw_docs()
+            .replace_one(filter, doc)
+            .await
+            .map_err(|e| self.err(e, "replace in"))?;
+        Ok(r.matched_count > 0)
+    }
+
+    /// One stored document upgraded: its version, the guarded filter of
+    /// its replace (its `_id` at that version, and its optimistic version
+    /// when the model keeps one) and the replacement.
+    fn upgraded(&self, raw: &RawDocument) -> Result<(u32, BsonDocument, RawDocumentBuf)> {
+        let unknown = || Error::unknown_version(M::NAME, M::COLLECTION, raw, M::VERSIONS);
+        let at = stored_version(raw).ok_or_else(unknown)?;
         let id = raw
             .get("_id")
             .ok()
             .flatten()
             .and_then(|id| Bson::try_from(id).ok())
             .unwrap_or(Bson::Null);
-        let upgraded: M = codec::decode(&raw)?;
+        let upgraded: M = codec::decode(raw)?;
         let (new_raw, expected) = crate::stamp::replaced(&upgraded, codec::encode(&upgraded)?)?;
         let mut filter = doc! { "_id": id };
-        match at {
-            Some(1) => filter.insert(VERSION_FIELD, doc! { "$in": [Bson::Null, 1] }),
-            Some(v) => filter.insert(VERSION_FIELD, v as i32),
-            None => {
-                return Err(crate::error::Error::unknown_version(
-                    M::NAME,
-                    M::COLLECTION,
-                    &raw,
-                    M::VERSIONS,
-                ))
-            }
-        };
+        if at == 1 {
+            filter.insert(VERSION_FIELD, doc! { "$in": [Bson::Null, 1] });
+        } else {
+            filter.insert(VERSION_FIELD, i32::try_from(at).map_err(|_| unknown())?);
+        }
         if let Some((name, version)) = expected {
             filter.insert(name, version);
         }
-        let r = self
-            .raw_docs()
-            .replace_one(filter, new_raw)
-            .await
-            .map_err(|e| self.err(e, "replace in"))?;
-        Ok(r.matched_count > 0)
+        Ok((at, filter, new_raw))
     }
 }
