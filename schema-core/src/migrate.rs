@@ -14,7 +14,6 @@
 use std::time::Duration;
 
 use bson::{doc, Bson, Document as BsonDocument, RawDocument, RawDocumentBuf};
-use futures_util::stream::{self, StreamExt};
 
 use crate::action::Action;
 use crate::codec;
@@ -55,8 +54,9 @@ pub struct Progress {
     pub left: Vec<(u32, u64)>,
 }
 
-/// Replaces a migration keeps in flight at once.
-const CONCURRENT_REPLACES: usize = 16;
+/// The replacements one `update` command of a migration carries at most,
+/// in bytes (the server takes commands up to 16 MiB).
+const COMMAND_BYTES: usize = 8 * 1024 * 1024;
 
 impl<M: Document + Replaceable> Repo<M> {
     /// Upgrades the document `id` in place when it is stored at an earlier
@@ -84,13 +84,14 @@ impl<M: Document + Replaceable> Repo<M> {
 
     /// Upgrades every document stored at an earlier version, in batches
     /// ordered by `_id`, calling `progress` after each batch. Each batch is
-    /// upgraded first, then its replaces are sent, 16 at a time. Stops at
+    /// upgraded first, then its replaces are sent in one `update` command
+    /// of many statements (one per 8 MiB). Stops at
     /// the first document an upgrade step refuses
     /// ([`Error::Upgrade`](crate::Error::Upgrade) naming it): nothing of
     /// its batch is written, the batches before are.
     /// Run again to resume. Sends per batch one `find` (on the index of the
     /// version field and `_id`, which setup creates, from where the last
-    /// batch ended) and one `update` per document; at the start and at the
+    /// batch ended) and one `update` command for the batch; at the start and at the
     /// end of each pass one `aggregate` counting the documents left per
     /// version.
     pub async fn migrate(
@@ -150,26 +151,15 @@ impl<M: Document + Replaceable> Repo<M> {
                 replaces.push(self.upgraded(raw)?);
             }
             pass_did_something = true;
-            let mut sent = stream::iter(replaces.into_iter().map(|(at, filter, doc)| async move {
-                let r = self
-                    .raw_docs()
-                    .replace_one(filter, doc)
-                    .await
-                    .map_err(|e| self.err(e, "replace in"))?;
-                Ok::<_, crate::Error>((at, r.matched_count > 0))
-            }))
-            .buffer_unordered(CONCURRENT_REPLACES);
-            while let Some(done) = sent.next().await {
-                let (at, applied) = done?;
-                if applied {
-                    state.upgraded += 1;
-                } else {
-                    state.skipped += 1;
-                }
-                if let Some(left) = state.left.iter_mut().find(|(v, _)| *v == at) {
+            for (at, _, _) in &replaces {
+                if let Some(left) = state.left.iter_mut().find(|(v, _)| v == at) {
                     left.1 = left.1.saturating_sub(1);
                 }
             }
+            let count = replaces.len() as u64;
+            let applied = self.replace_all(replaces).await?;
+            state.upgraded += applied;
+            state.skipped += count.saturating_sub(applied);
             progress(&state);
             if let Some(pause) = options.pause {
                 tokio::time::sleep(pause).await;
@@ -213,6 +203,68 @@ impl<M: Document + Replaceable> Repo<M> {
             same
         });
         Ok(left)
+    }
+
+    /// Sends the guarded replaces of a batch as `update` commands of many
+    /// statements, unordered (one command per 8 MiB of replacements); how
+    /// many applied. A statement the server refuses fails the batch with
+    /// the `_id` and the server's code, never the document.
+    async fn replace_all(&self, replaces: Vec<(u32, BsonDocument, RawDocumentBuf)>) -> Result<u64> {
+        let mut applied = 0;
+        let mut statements: Vec<BsonDocument> = Vec::new();
+        let mut size = 0;
+        let mut rest = replaces.into_iter().peekable();
+        while let Some((_, filter, doc)) = rest.next() {
+            size += doc.as_bytes().len();
+            let u = BsonDocument::try_from(doc.as_ref()).map_err(|e| {
+                Error::Model(format!(
+                    "an upgraded `{}` document could not be sent: {e}",
+                    M::NAME
+                ))
+            })?;
+            statements.push(doc! { "q": filter, "u": u, "multi": false, "upsert": false });
+            if size < COMMAND_BYTES && rest.peek().is_some() {
+                continue;
+            }
+            let sent = std::mem::take(&mut statements);
+            size = 0;
+            let ids: Vec<Bson> = sent
+                .iter()
+                .map(|st| {
+                    st.get_document("q")
+                        .ok()
+                        .and_then(|q| q.get("_id").cloned())
+                        .unwrap_or(Bson::Null)
+                })
+                .collect();
+            let reply = self
+                .database()
+                .run_command(doc! { "update": M::COLLECTION, "updates": sent, "ordered": false })
+                .await
+                .map_err(|e| self.err(e, "replace in"))?;
+            if let Ok(errors) = reply.get_array("writeErrors") {
+                if let Some(Bson::Document(first)) = errors.first() {
+                    let index = first.get_i32("index").unwrap_or(0);
+                    let id = usize::try_from(index)
+                        .ok()
+                        .and_then(|i| ids.get(i))
+                        .map_or_else(String::new, crate::error::id_text);
+                    return Err(Error::Model(format!(
+                        "the server refused {} upgraded `{}` document(s) of `{}`, the first {id} (code {}); nothing else of it was refused",
+                        errors.len(),
+                        M::NAME,
+                        M::COLLECTION,
+                        first.get_i32("code").unwrap_or(0)
+                    )));
+                }
+            }
+            applied += match reply.get("n") {
+                Some(Bson::Int32(n)) => u64::try_from(*n).unwrap_or(0),
+                Some(Bson::Int64(n)) => u64::try_from(*n).unwrap_or(0),
+                _ => 0,
+            };
+        }
+        Ok(applied)
     }
 
     /// Upgrades one stored document and replaces it under the guard;
