@@ -87,7 +87,7 @@ impl<M: Document + Replaceable> Repo<M> {
     /// upgraded first, then its replaces are sent in one `update` command
     /// of many statements (one per 8 MiB). Stops at
     /// the first document an upgrade step refuses
-    /// ([`Error::Upgrade`](crate::Error::Upgrade) naming it): nothing of
+    /// ([`Error::Upgrade`] naming it): nothing of
     /// its batch is written, the batches before are.
     /// Run again to resume. Sends per batch one `find` (on the index of the
     /// version field and `_id`, which setup creates, from where the last
