@@ -139,6 +139,16 @@ async fn every_version_reads_as_the_current_shape_and_is_accepted_whole() {
     let ada_stored = stored(&db, "ada").await;
     assert_eq!(ada_stored.get_i32(VERSION_FIELD).unwrap(), 3);
     assert!(ada_stored.get("name").is_none());
+    // `upgrade` by id in a session's transaction, aborted: nothing stays.
+    let mut session = client.start_session().await.unwrap();
+    session.start_transaction().await.unwrap();
+    assert!(people
+        .upgrade(&"alan".to_owned())
+        .session(&mut session)
+        .await
+        .unwrap());
+    session.abort_transaction().await.unwrap();
+    assert_eq!(stored(&db, "alan").await.get_i32(VERSION_FIELD).unwrap(), 2);
     // `upgrade` by id: Alan, once.
     assert!(people.upgrade(&"alan".to_owned()).await.unwrap());
     assert!(!people.upgrade(&"alan".to_owned()).await.unwrap());

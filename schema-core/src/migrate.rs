@@ -19,7 +19,7 @@ use crate::action::Action;
 use crate::codec;
 use crate::error::{Error, Result};
 use crate::model::{Document, Replaceable};
-use crate::repo::Repo;
+use crate::repo::{with_session, Repo};
 use crate::versioned::{stored_version, VERSION_FIELD};
 
 /// How [`Repo::migrate`] runs.
@@ -63,22 +63,23 @@ impl<M: Document + Replaceable> Repo<M> {
     /// version (see [`versions`](crate::versions)); whether this call wrote it.
     /// A model without earlier shapes named has nothing to upgrade.
     pub fn upgrade<'a>(&'a self, id: &'a M::Id) -> Action<'a, bool> {
-        self.action("upgrade", move |_session| async move {
+        self.action("upgrade", move |mut session| async move {
             let id = codec::id_to_bson::<M>(id)?;
             let Some(versions) = M::VERSIONS.filter(|v| !v.older.is_empty()) else {
                 return Ok(false);
             };
-            let found = self
-                .raw_docs()
-                .find_one(doc! { "_id": id })
-                .await
-                .map_err(|e| self.err(e, "find in"))?;
-            match found {
-                Some(raw) if stored_version(&raw) != Some(versions.current) => {
-                    self.upgrade_raw(raw).await
-                }
-                _ => Ok(false),
-            }
+            let coll = self.raw_docs();
+            let find = coll.find_one(doc! { "_id": id });
+            let found =
+                with_session!(find, session.as_deref_mut()).map_err(|e| self.err(e, "find in"))?;
+            let Some(raw) = found.filter(|raw| stored_version(raw) != Some(versions.current))
+            else {
+                return Ok(false);
+            };
+            let (_, filter, doc) = self.upgraded(&raw)?;
+            let replace = coll.replace_one(filter, doc);
+            let r = with_session!(replace, session).map_err(|e| self.err(e, "replace in"))?;
+            Ok(r.matched_count > 0)
         })
     }
 
@@ -143,12 +144,9 @@ impl<M: Document + Replaceable> Repo<M> {
             // written.
             let mut replaces = Vec::with_capacity(batch.len());
             for raw in &batch {
-                after = raw
-                    .get("_id")
-                    .ok()
-                    .flatten()
-                    .and_then(|id| Bson::try_from(id).ok());
-                replaces.push(self.upgraded(raw)?);
+                let replace = self.upgraded(raw)?;
+                after = replace.1.get("_id").cloned();
+                replaces.push(replace);
             }
             pass_did_something = true;
             for (at, _, _) in &replaces {
@@ -265,18 +263,6 @@ impl<M: Document + Replaceable> Repo<M> {
             };
         }
         Ok(applied)
-    }
-
-    /// Upgrades one stored document and replaces it under the guard;
-    /// whether the replace applied.
-    async fn upgrade_raw(&self, raw: RawDocumentBuf) -> Result<bool> {
-        let (_, filter, doc) = self.upgraded(&raw)?;
-        let r = self
-            .raw_docs()
-            .replace_one(filter, doc)
-            .await
-            .map_err(|e| self.err(e, "replace in"))?;
-        Ok(r.matched_count > 0)
     }
 
     /// One stored document upgraded: its version, the guarded filter of
