@@ -1,4 +1,4 @@
-//! Versioned models: what reading a document stored at an earlier version
+//! Versioned models (the model of `tests/models/people.rs`): what reading a document stored at an earlier version
 //! costs against one at the current version, and how fast `Repo::migrate`
 //! upgrades a collection at its default batch size.
 //!
@@ -17,62 +17,15 @@
 
 use std::time::{Duration, Instant};
 
+#[path = "../tests/models/people.rs"]
+mod people;
+
 use bson::{doc, Document as BsonDocument};
+use people::Person;
 use schema_core::prelude::*;
-use schema_core::versions::{MigrateOptions, Upgrade, VERSION_FIELD};
+use schema_core::versions::{MigrateOptions, VERSION_FIELD};
 use schema_core::Schema;
 use schema_testkit::stats::Spread;
-use serde::{Deserialize, Serialize};
-
-#[derive(Document, Serialize, Deserialize, Debug, Clone)]
-#[document(collection = "people")]
-struct PersonV1 {
-    #[serde(rename = "_id")]
-    id: String,
-    name: String,
-}
-
-#[derive(Document, Serialize, Deserialize, Debug, Clone)]
-#[document(collection = "people")]
-struct PersonV2 {
-    #[serde(rename = "_id")]
-    id: String,
-    first: String,
-    last: String,
-}
-
-#[derive(Document, Serialize, Deserialize, Debug, Clone)]
-#[document(collection = "people", migrate_from(PersonV1, PersonV2))]
-struct Person {
-    #[serde(rename = "_id")]
-    id: String,
-    first: String,
-    last: String,
-    email: String,
-}
-
-impl Upgrade<PersonV1> for PersonV2 {
-    fn upgrade(old: PersonV1) -> Result<Self, String> {
-        let (first, last) = old.name.split_once(' ').ok_or("no space")?;
-        Ok(PersonV2 {
-            id: old.id,
-            first: first.into(),
-            last: last.into(),
-        })
-    }
-}
-
-impl Upgrade<PersonV2> for Person {
-    fn upgrade(old: PersonV2) -> Result<Self, String> {
-        let email = format!("{}.{}@example.org", old.first, old.last);
-        Ok(Person {
-            id: old.id,
-            first: old.first,
-            last: old.last,
-            email,
-        })
-    }
-}
 
 fn env(name: &str, default: usize) -> usize {
     std::env::var(name)

@@ -16,6 +16,24 @@ use schema_core::prelude::*;
 use schema_core::relation::Copies;
 use schema_core::{AsymmetryKind, Links, Schema};
 
+/// Every document of the four collections, in order.
+async fn every_document(db: &mongodb::Database) -> Vec<BsonDocument> {
+    use futures_util::TryStreamExt;
+    let mut all = Vec::new();
+    for name in ["students", "courses", "products", "skus"] {
+        let docs: Vec<BsonDocument> = db
+            .collection::<BsonDocument>(name)
+            .find(doc! {})
+            .await
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap();
+        all.extend(docs);
+    }
+    all
+}
+
 #[tokio::test]
 async fn every_link_and_copy_is_checked_and_each_fault_reported_once() {
     let client = support::client().await;
@@ -109,21 +127,7 @@ async fn every_link_and_copy_is_checked_and_each_fault_reported_once() {
         )
         .await
         .unwrap();
-    let before: Vec<BsonDocument> = {
-        use futures_util::TryStreamExt;
-        let mut all = Vec::new();
-        for name in ["students", "courses", "products", "skus"] {
-            let docs: Vec<BsonDocument> = raw(name)
-                .find(doc! {})
-                .await
-                .unwrap()
-                .try_collect()
-                .await
-                .unwrap();
-            all.extend(docs);
-        }
-        all
-    };
+    let before = every_document(&db).await;
 
     let checked = schema.verify(&db).await.unwrap();
     assert!(!checked.is_consistent());
@@ -176,20 +180,6 @@ async fn every_link_and_copy_is_checked_and_each_fault_reported_once() {
     );
 
     // Read only: every document as it was.
-    let after: Vec<BsonDocument> = {
-        use futures_util::TryStreamExt;
-        let mut all = Vec::new();
-        for name in ["students", "courses", "products", "skus"] {
-            let docs: Vec<BsonDocument> = raw(name)
-                .find(doc! {})
-                .await
-                .unwrap()
-                .try_collect()
-                .await
-                .unwrap();
-            all.extend(docs);
-        }
-        all
-    };
+    let after = every_document(&db).await;
     assert_eq!(before, after);
 }

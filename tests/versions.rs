@@ -7,70 +7,17 @@
 //! document its step refuses with that document's `_id` and nothing of its
 //! batch written; run again it finishes.
 
+#[path = "models/people.rs"]
+mod people;
 mod support;
 
 use bson::{doc, Document as BsonDocument};
 use futures_util::TryStreamExt;
+use people::Person;
 use schema_core::prelude::*;
-use schema_core::versions::{MigrateOptions, Upgrade, VERSION_FIELD};
+use schema_core::versions::{MigrateOptions, VERSION_FIELD};
 use schema_core::{Error, Schema};
 use serde::{Deserialize, Serialize};
-
-/// Version 1: one name.
-#[derive(Document, Serialize, Deserialize, Debug, Clone)]
-#[document(collection = "people")]
-struct PersonV1 {
-    #[serde(rename = "_id")]
-    id: String,
-    name: String,
-}
-
-/// Version 2: the name split.
-#[derive(Document, Serialize, Deserialize, Debug, Clone)]
-#[document(collection = "people")]
-struct PersonV2 {
-    #[serde(rename = "_id")]
-    id: String,
-    first: String,
-    last: String,
-}
-
-/// Version 3, current: a required email.
-#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[document(collection = "people", migrate_from(PersonV1, PersonV2))]
-struct Person {
-    #[serde(rename = "_id")]
-    id: String,
-    first: String,
-    last: String,
-    email: String,
-}
-
-impl Upgrade<PersonV1> for PersonV2 {
-    fn upgrade(old: PersonV1) -> Result<Self, String> {
-        let (first, last) = old
-            .name
-            .split_once(' ')
-            .ok_or_else(|| "the name has no space to split it at".to_owned())?;
-        Ok(PersonV2 {
-            id: old.id,
-            first: first.into(),
-            last: last.into(),
-        })
-    }
-}
-
-impl Upgrade<PersonV2> for Person {
-    fn upgrade(old: PersonV2) -> Result<Self, String> {
-        let email = format!("{}.{}@example.org", old.first, old.last).to_lowercase();
-        Ok(Person {
-            id: old.id,
-            first: old.first,
-            last: old.last,
-            email,
-        })
-    }
-}
 
 async fn stored(db: &mongodb::Database, id: &str) -> BsonDocument {
     db.collection::<BsonDocument>("people")
