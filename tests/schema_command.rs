@@ -2,12 +2,16 @@
 //! run in process on the examples' models against the test server: `plan
 //! --check` finds work on an empty database (exit 1) and none after `sync`
 //! (exit 0), `verify` passes on consistent data and finds a half-written
-//! link (exit 1), `sync --on-violations` takes the tightening choices, and
+//! link (exit 1), `sync --on-violations` takes the tightening choices,
+//! `migrate` upgrades a versioned model's documents (a line per batch when
+//! not on a terminal) and stops at one its step refuses, naming it, and
 //! wrong arguments or a missing database are refused before anything is
 //! sent.
 
 #[path = "../examples/models/mod.rs"]
 mod example_models;
+#[path = "models/people.rs"]
+mod people;
 mod support;
 
 use bson::doc;
@@ -138,4 +142,74 @@ async fn wrong_arguments_and_no_database_are_refused_before_connecting() {
     let (outcome, printed) = schema(&all, nowhere, &["diagram"]).await;
     assert_eq!(outcome.unwrap(), Outcome::Done);
     assert_eq!(printed, format!("```mermaid\n{}```\n", all.diagram()));
+}
+
+#[tokio::test]
+async fn migrate_upgrades_in_batches_and_names_a_refused_document() {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, "schema_migrate").await;
+    let name = db.name().to_owned();
+    let uri = support::uri();
+    let (outcome, printed) =
+        schema(&example_models::all(), &uri, &["--db", &name, "migrate"]).await;
+    assert_eq!(outcome.unwrap(), Outcome::Done);
+    assert_eq!(printed, "migrate: no model names earlier shapes\n");
+
+    let people = Schema::new().with::<people::Person>();
+    people.sync(&db).await.unwrap();
+    let raw = db.collection::<bson::Document>("people");
+    raw.insert_many([
+        doc! { "_id": "a", "name": "Ada Lovelace" },
+        doc! { "_id": "b", "name": "Alan Turing" },
+        doc! { "_id": "c", "first": "Grace", "last": "Hopper", "schemaVersion": 2 },
+        doc! { "_id": "d", "name": "Plato" },
+    ])
+    .await
+    .unwrap();
+    let args = [
+        "--db",
+        &name,
+        "migrate",
+        "--batch-size",
+        "2",
+        "--pause-ms",
+        "1",
+    ];
+    let (outcome, printed) = schema(&people, &uri, &args).await;
+    let Err(CliError::Schema(schema_core::Error::Upgrade { id, from, .. })) = outcome else {
+        panic!("a refused upgrade: {outcome:?}: {printed}");
+    };
+    assert_eq!((id.as_str(), from), ("d", 1));
+    assert_eq!(
+        printed,
+        "Person: 2 upgraded, 0 already upgraded by another writer, left: v1 1, v2 1\n"
+    );
+    // Mended, run again: it resumes.
+    raw.update_one(
+        doc! { "_id": "d" },
+        doc! { "$set": { "name": "Plato Athenian" } },
+    )
+    .await
+    .unwrap();
+    let (outcome, printed) = schema(&people, &uri, &args).await;
+    assert_eq!(outcome.unwrap(), Outcome::Done, "{printed}");
+    assert_eq!(
+        printed,
+        "Person: 2 upgraded, 0 already upgraded by another writer, left: none\n\
+         Person: 2 upgraded, 0 already upgraded by another writer, left: none\n\
+         Person: done: 2 upgraded, 0 already upgraded by another writer, left: none\n"
+    );
+    assert_eq!(
+        raw.count_documents(doc! { "schemaVersion": 3 })
+            .await
+            .unwrap(),
+        4
+    );
+    let (outcome, _) = schema(
+        &people,
+        &uri,
+        &["--db", &name, "migrate", "--batch-size", "0"],
+    )
+    .await;
+    assert!(matches!(outcome, Err(CliError::Usage(_))), "{outcome:?}");
 }

@@ -139,6 +139,16 @@ async fn a_migration_upgrades_each_document_once_loses_no_write_and_resumes() {
         .await
         .unwrap();
     let plato_before = stored(&db, "plato").await;
+    // The plan counts the documents per version, before.
+    let schema = Schema::new().with::<Person>();
+    let plan = schema.plan(&db).await.unwrap();
+    assert_eq!(plan.versions[0].counts, [(1, 301), (2, 300)], "{plan}");
+    assert_eq!(plan.versions[0].earlier(), 601);
+    assert!(
+        plan.to_string()
+            .contains("versions: people: 301 at v1, 300 at v2\n"),
+        "{plan}"
+    );
 
     // Another writer replaces every tenth document while the migration runs.
     let writer = {
@@ -236,6 +246,14 @@ async fn a_migration_upgrades_each_document_once_loses_no_write_and_resumes() {
         .await
         .unwrap();
     assert_eq!((again.upgraded, again.left.len()), (0, 0));
+    // And after.
+    let plan = schema.plan(&db).await.unwrap();
+    assert_eq!(plan.versions[0].counts, [(3, 601)], "{plan}");
+    assert_eq!(plan.versions[0].earlier(), 0);
+    assert_eq!(
+        plan.to_string(),
+        "in sync: nothing to do\nversions: people: 601 at v3 (current)\n"
+    );
 }
 
 /// Version 3 once no earlier version is left: `schema_version = 3` alone,

@@ -80,7 +80,7 @@ pub use field::{EmbedField, Field, Keep, LinkField, RefField};
 pub use filter::Filter;
 pub use index::{Direction, IndexKind, IndexOrigin, IndexSpec};
 pub use model::{CopySpec, Document, Embedded, OnDelete};
-pub use plan::{Action, Plan, Unsharded, Violators};
+pub use plan::{Action, Plan, Unsharded, VersionCount, Violators};
 pub use query::{DocStream, Find, Projection, Sort};
 pub use relation::{
     Asymmetry, AsymmetryKind, Children, Cursor, Links, Page, Relation, RepairReport, Through,

@@ -11,6 +11,8 @@
 //! stops (an error, a crash, `kill -9`) is resumed by running it again: it
 //! reads only the documents still at an earlier version.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::time::Duration;
 
 use bson::{doc, Bson, Document as BsonDocument, RawDocument, RawDocumentBuf};
@@ -18,9 +20,9 @@ use bson::{doc, Bson, Document as BsonDocument, RawDocument, RawDocumentBuf};
 use crate::action::Action;
 use crate::codec;
 use crate::error::{Error, Result};
-use crate::model::{Document, Replaceable};
+use crate::model::Document;
 use crate::repo::{with_session, Repo};
-use crate::versioned::{stored_version, VERSION_FIELD};
+use crate::versioned::{count_per_version, stored_version, VERSION_FIELD};
 
 /// How [`Repo::migrate`] runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,16 +51,36 @@ pub struct Progress {
     /// Documents it found already upgraded by another writer.
     pub skipped: u64,
     /// Documents still at each earlier version (version, count), oldest
-    /// first: counted when the run starts and at the end of each pass over
+    /// first, versions with none left out: counted when the run starts and at the end of each pass over
     /// the collection, less the documents done since.
     pub left: Vec<(u32, u64)>,
+}
+
+/// A model's [`Repo::migrate`] with the model's type erased, as a
+/// [`Schema`](crate::Schema) keeps it for the models that name earlier
+/// shapes.
+pub(crate) type Migration =
+    for<'a> fn(
+        &'a mongodb::Database,
+        MigrateOptions,
+        &'a mut (dyn FnMut(&Progress) + Send),
+    ) -> Pin<Box<dyn Future<Output = Result<Progress>> + Send + 'a>>;
+
+/// The [`Migration`] of `M`.
+pub(crate) fn migration<M: Document>() -> Migration {
+    |db, options, progress| {
+        Box::pin(async move { Repo::<M>::new(db).migrate(options, progress).await })
+    }
 }
 
 /// The replacements one `update` command of a migration carries at most,
 /// in bytes (the server takes commands up to 16 MiB).
 const COMMAND_BYTES: usize = 8 * 1024 * 1024;
 
-impl<M: Document + Replaceable> Repo<M> {
+// A model that names earlier shapes is never a time series, so whole
+// replaces are always its to make (`Replaceable` is not asked, and a
+// `Schema` runs `migrate` for any model it holds).
+impl<M: Document> Repo<M> {
     /// Upgrades the document `id` in place when it is stored at an earlier
     /// version (see [`versions`](crate::versions)); whether this call wrote it.
     /// A model without earlier shapes named has nothing to upgrade.
@@ -154,6 +176,7 @@ impl<M: Document + Replaceable> Repo<M> {
                     left.1 = left.1.saturating_sub(1);
                 }
             }
+            state.left.retain(|(_, n)| *n > 0);
             let count = replaces.len() as u64;
             let applied = self.replace_all(replaces).await?;
             state.upgraded += applied;
@@ -167,40 +190,9 @@ impl<M: Document + Replaceable> Repo<M> {
 
     /// How many documents are at each earlier version: one `aggregate`.
     async fn left_per_version(&self, current: u32) -> Result<Vec<(u32, u64)>> {
-        let pipeline = [
-            doc! { "$match": { VERSION_FIELD: { "$ne": current as i32 } } },
-            doc! { "$group": { "_id": format!("${VERSION_FIELD}"), "n": { "$sum": 1 } } },
-        ];
-        let groups: Vec<BsonDocument> =
-            crate::cursor::collect_aggregate(self.raw().aggregate(pipeline), None)
-                .await
-                .map_err(|e| self.err(e, "count versions in"))?;
-        let mut left: Vec<(u32, u64)> = groups
-            .iter()
-            .map(|g| {
-                let v = match g.get("_id") {
-                    Some(Bson::Int32(n)) => u32::try_from(*n).unwrap_or(0),
-                    Some(Bson::Int64(n)) => u32::try_from(*n).unwrap_or(0),
-                    _ => 1,
-                };
-                let n = match g.get("n") {
-                    Some(Bson::Int32(n)) => u64::try_from(*n).unwrap_or(0),
-                    Some(Bson::Int64(n)) => u64::try_from(*n).unwrap_or(0),
-                    _ => 0,
-                };
-                (v, n)
-            })
-            .collect();
-        left.sort_unstable();
-        // Version 1 stored with the field and without it are one version.
-        left.dedup_by(|b, a| {
-            let same = a.0 == b.0;
-            if same {
-                a.1 += b.1;
-            }
-            same
-        });
-        Ok(left)
+        count_per_version(self.database(), M::COLLECTION, Some(current))
+            .await
+            .map_err(|e| self.err(e, "count versions in"))
     }
 
     /// Sends the guarded replaces of a batch as `update` commands of many

@@ -471,6 +471,49 @@ fn property_count(validator: &Document) -> usize {
         .map_or(0, |p| p.len())
 }
 
+/// The documents of a versioned model's collection per schema version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct VersionCount {
+    /// Collection name.
+    pub collection: String,
+    /// The current version.
+    pub current: u32,
+    /// (version, documents), oldest first; versions with no document are
+    /// left out (a version the model does not know is 0).
+    pub counts: Vec<(u32, u64)>,
+}
+
+impl VersionCount {
+    /// The documents at an earlier version than the current one.
+    pub fn earlier(&self) -> u64 {
+        self.counts
+            .iter()
+            .filter(|(v, _)| *v != self.current)
+            .map(|(_, n)| n)
+            .sum()
+    }
+}
+
+impl fmt::Display for VersionCount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:", self.collection)?;
+        if self.counts.is_empty() {
+            return write!(f, " no documents");
+        }
+        for (i, (version, n)) in self.counts.iter().enumerate() {
+            let sep = if i == 0 { " " } else { ", " };
+            let current = if *version == self.current {
+                " (current)"
+            } else {
+                ""
+            };
+            write!(f, "{sep}{n} at v{version}{current}")?;
+        }
+        Ok(())
+    }
+}
+
 /// A collection whose model declares a shard key, left unsharded because
 /// the server is not a mongos. Setup still creates the key's index.
 #[derive(Debug, Clone, PartialEq)]
@@ -520,6 +563,10 @@ pub struct Plan {
     /// because the server is not a mongos (see [`shard`](crate::shard)).
     /// Not steps: a plan with only these is in sync.
     pub unsharded: Vec<Unsharded>,
+    /// The documents of each versioned model's collection per schema
+    /// version (see [`versions`](crate::versions)), counted when the plan
+    /// was made. Not steps: a migration's progress, before and after.
+    pub versions: Vec<VersionCount>,
 }
 
 impl Plan {
@@ -535,11 +582,14 @@ impl Plan {
 }
 
 impl Plan {
-    /// The unsharded collections, one line each (nothing when there are
-    /// none).
-    fn fmt_unsharded(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    /// The notes that are not steps, one line each: the unsharded
+    /// collections, then the versioned models' documents per version.
+    fn fmt_notes(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for unsharded in &self.unsharded {
             writeln!(f, "not sharded: {unsharded}")?;
+        }
+        for count in &self.versions {
+            writeln!(f, "versions: {count}")?;
         }
         Ok(())
     }
@@ -562,7 +612,7 @@ impl fmt::Display for Plan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.actions.is_empty() {
             writeln!(f, "in sync: nothing to do")?;
-            self.fmt_unsharded(f)?;
+            self.fmt_notes(f)?;
             return self.fmt_policies(f);
         }
         let rows: Vec<[String; 3]> = self
@@ -590,7 +640,7 @@ impl fmt::Display for Plan {
         for row in [&header].into_iter().chain(&rows) {
             writeln!(f, "{:w0$}  {:w1$}  {}", row[0], row[1], row[2])?;
         }
-        self.fmt_unsharded(f)?;
+        self.fmt_notes(f)?;
         self.fmt_policies(f)
     }
 }

@@ -12,6 +12,7 @@ use bson::Document as BsonDocument;
 use crate::delete_policy::{PolicyGraph, RefPolicy};
 use crate::error::{Error, Result};
 use crate::index::IndexSpec;
+use crate::migrate::{migration, MigrateOptions, Migration, Progress};
 use crate::model::Document;
 
 /// What setup needs to know about one model.
@@ -38,6 +39,10 @@ pub struct ModelInfo {
     pub copies: Vec<crate::model::CopySpec>,
     /// Its shard key, when it declares one.
     pub shard_key: Option<crate::shard::ShardKey>,
+    /// Its schema versions, when it names earlier shapes (see
+    /// [`versions`](crate::versions)): the plan counts its documents per
+    /// version.
+    pub versions: Option<crate::versioned::Versions>,
 }
 
 impl ModelInfo {
@@ -54,6 +59,7 @@ impl ModelInfo {
             relations: M::relations(),
             copies: M::copies(),
             shard_key: M::SHARD_KEY,
+            versions: M::VERSIONS.filter(|v| !v.older.is_empty()),
         }
     }
 }
@@ -78,6 +84,9 @@ impl ModelInfo {
 #[derive(Debug, Clone, Default)]
 pub struct Schema {
     models: Vec<ModelInfo>,
+    /// The migrations of the models that name earlier shapes (model name,
+    /// migration), in the order they were added.
+    migrations: Vec<(&'static str, Migration)>,
 }
 
 impl Schema {
@@ -96,7 +105,11 @@ impl Schema {
 
     /// Adds a model in place (see [`with`](Self::with)).
     pub fn register<M: Document>(&mut self) -> &mut Self {
-        self.push(ModelInfo::of::<M>())
+        let model = ModelInfo::of::<M>();
+        if model.versions.is_some() && !self.migrations.iter().any(|(name, _)| *name == M::NAME) {
+            self.migrations.push((M::NAME, migration::<M>()));
+        }
+        self.push(model)
     }
 
     /// Adds a model described by hand (for models built at run time, and
@@ -186,5 +199,31 @@ impl Schema {
             .filter(|m| m.needs_transactions)
             .map(|m| m.name)
             .collect()
+    }
+
+    /// Runs [`Repo::migrate`](crate::Repo::migrate) for every model that
+    /// names earlier shapes (`#[document(migrate_from(..))]`), one model
+    /// after another in the order they were added, calling `progress` with
+    /// the model's name after each batch; each model's last progress.
+    /// Stops at the first model whose migration fails (see
+    /// [`Repo::migrate`](crate::Repo::migrate)): run it again to resume.
+    /// Models without earlier shapes are not read.
+    pub async fn migrate(
+        &self,
+        db: &mongodb::Database,
+        options: MigrateOptions,
+        mut progress: impl FnMut(&'static str, &Progress) + Send,
+    ) -> Result<Vec<(&'static str, Progress)>> {
+        let mut done = Vec::with_capacity(self.migrations.len());
+        for (name, migrate) in &self.migrations {
+            let mut report = |p: &Progress| progress(name, p);
+            done.push((*name, migrate(db, options, &mut report).await?));
+        }
+        Ok(done)
+    }
+
+    /// The names of the models [`migrate`](Self::migrate) runs.
+    pub fn versioned_models(&self) -> Vec<&'static str> {
+        self.migrations.iter().map(|(name, _)| *name).collect()
     }
 }

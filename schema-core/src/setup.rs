@@ -18,9 +18,11 @@ use mongodb::Database;
 
 use crate::error::{Error, Result};
 use crate::plan::{
-    diff_indexes, same_validator, Action, Plan, ServerIndex, Violators, VIOLATOR_SAMPLE,
+    diff_indexes, same_validator, Action, Plan, ServerIndex, VersionCount, Violators,
+    VIOLATOR_SAMPLE,
 };
 use crate::schema::{ModelInfo, Schema};
+use crate::versioned::count_per_version;
 
 /// What setup may do beyond creating what is missing.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -149,10 +151,30 @@ impl Schema {
         }
         let mut unsharded = Vec::new();
         plan_sharding(db, &models, &mut actions, &mut unsharded).await?;
+        let versions = try_join_all(models.iter().filter_map(|(collection, model)| {
+            let current = model.versions?.current;
+            let exists = existing.contains_key(*collection);
+            Some(async move {
+                let counts = if exists {
+                    count_per_version(db, collection, None)
+                        .await
+                        .map_err(|e| Error::from_server(e, "count versions in", collection))?
+                } else {
+                    Vec::new()
+                };
+                Ok::<_, Error>(VersionCount {
+                    collection: collection.to_string(),
+                    current,
+                    counts,
+                })
+            })
+        }))
+        .await?;
         Ok(Plan {
             actions,
             policies: self.policies()?,
             unsharded,
+            versions,
         })
     }
 

@@ -46,3 +46,55 @@ pub(crate) fn stored_version(raw: &RawDocument) -> Option<u32> {
         _ => None,
     }
 }
+
+/// How many documents of `collection` are stored at each version (version,
+/// count), oldest first, a document without [`VERSION_FIELD`] counted as
+/// version 1 (one `aggregate`, on the index of the field); the documents at
+/// `skip` (the current version, for a migration's count of what is left)
+/// are not counted.
+pub(crate) async fn count_per_version(
+    db: &mongodb::Database,
+    collection: &str,
+    skip: Option<u32>,
+) -> mongodb::error::Result<Vec<(u32, u64)>> {
+    use bson::{doc, Bson, Document};
+    let mut pipeline = Vec::with_capacity(2);
+    if let Some(skip) = skip {
+        pipeline.push(doc! { "$match": { VERSION_FIELD: { "$ne": skip as i32 } } });
+    }
+    pipeline.push(doc! { "$group": { "_id": format!("${VERSION_FIELD}"), "n": { "$sum": 1 } } });
+    // The driver's cursor, not the crate's: this module sits below them.
+    let groups: Vec<Document> = futures_util::TryStreamExt::try_collect(
+        db.collection::<Document>(collection)
+            .aggregate(pipeline)
+            .await?,
+    )
+    .await?;
+    let whole = |b: Option<&Bson>| match b {
+        Some(Bson::Int32(n)) => u64::try_from(*n).ok(),
+        Some(Bson::Int64(n)) => u64::try_from(*n).ok(),
+        _ => None,
+    };
+    let mut counts: Vec<(u32, u64)> = groups
+        .iter()
+        .map(|g| {
+            // No field (`null`) is version 1; a value that is no version
+            // is counted as 0, which no model has.
+            let version = match g.get("_id") {
+                None | Some(Bson::Null) => 1,
+                v => whole(v).and_then(|v| u32::try_from(v).ok()).unwrap_or(0),
+            };
+            (version, whole(g.get("n")).unwrap_or(0))
+        })
+        .collect();
+    counts.sort_unstable();
+    // Version 1 stored with the field and without it are one version.
+    counts.dedup_by(|b, a| {
+        let same = a.0 == b.0;
+        if same {
+            a.1 += b.1;
+        }
+        same
+    });
+    Ok(counts)
+}

@@ -1,6 +1,6 @@
 //! The schema command, for a binary of your own (`cli` feature): one
-//! function given your [`Schema`] gives `plan`, `sync`, `verify` and
-//! `diagram`, with the server and database from the command line or the
+//! function given your [`Schema`] gives `plan`, `sync`, `verify`,
+//! `migrate` and `diagram`, with the server and database from the command line or the
 //! environment.
 //!
 //! The binary's `main` (async, under the runtime your program uses; the
@@ -24,6 +24,7 @@
 //! schema --db shop plan --check          # exit 1 when setup has work to do
 //! schema --db shop sync --on-violations moderate
 //! schema --db shop verify                # exit 1 when a link or copy is off
+//! schema --db shop migrate --pause-ms 50 # upgrade earlier versions, resumable
 //! schema diagram > docs/models.md        # no server needed
 //! ```
 //!
@@ -33,13 +34,18 @@
 //! do, or `verify` found a fault; 2 the arguments were wrong (clap's usage
 //! message); 3 an error (the server, the model), on standard error.
 
+mod migrate;
+
 use std::ffi::OsString;
 use std::io::Write;
 use std::process::ExitCode;
 
+use std::time::Duration;
+
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::error::Error;
+use crate::migrate::MigrateOptions;
 use crate::schema::Schema;
 use crate::setup::{OnViolations, SyncOptions};
 
@@ -47,7 +53,7 @@ use crate::setup::{OnViolations, SyncOptions};
 #[derive(Debug, Parser)]
 #[command(
     name = "schema",
-    about = "Plan, sync, verify and draw the models of a schema"
+    about = "Plan, sync, verify, migrate and draw the models of a schema"
 )]
 struct Args {
     /// The server's URI.
@@ -87,6 +93,16 @@ enum Command {
     },
     /// Check every link and copy (reads only).
     Verify,
+    /// Upgrade every document stored at an earlier version, in batches
+    /// (resumable: run it again after a stop).
+    Migrate {
+        /// Documents read per batch.
+        #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..))]
+        batch_size: u32,
+        /// A pause after each batch, in milliseconds, to bound the load.
+        #[arg(long)]
+        pause_ms: Option<u64>,
+    },
     /// Print the models as a Mermaid flowchart (no server needed).
     Diagram,
 }
@@ -241,6 +257,17 @@ async fn against(
             let check = schema.verify(db).await?;
             write!(out, "{check}")?;
             !check.is_consistent()
+        }
+        Command::Migrate {
+            batch_size,
+            pause_ms,
+        } => {
+            let options = MigrateOptions {
+                batch_size,
+                pause: pause_ms.map(Duration::from_millis),
+            };
+            migrate::run(schema, db, options, out).await?;
+            false
         }
         Command::Diagram => return draw(schema, out),
     };

@@ -132,6 +132,7 @@ impl<L: Document, R: Document> Through<L, R> {
             relations: Vec::new(),
             copies: Vec::new(),
             shard_key: None,
+            versions: None,
         }
     }
 
