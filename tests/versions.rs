@@ -319,3 +319,83 @@ async fn the_validator_is_tightened_to_the_current_version_once_none_is_older() 
         .unwrap_err();
     assert!(err.to_string().contains("validation"), "{err}");
 }
+
+/// Version 2 of the next model, kept as it was once its own migration
+/// finished: `schema_version = 2`, no earlier shapes named.
+#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[document(collection = "cards", schema_version = 2)]
+struct CardV2 {
+    #[serde(rename = "_id")]
+    id: String,
+    holder: String,
+}
+
+/// Version 1 of it.
+#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[document(collection = "cards")]
+struct CardV1 {
+    #[serde(rename = "_id")]
+    id: String,
+    name: String,
+}
+
+/// Version 3, current.
+#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[document(collection = "cards", migrate_from(CardV1, CardV2))]
+struct Card {
+    #[serde(rename = "_id")]
+    id: String,
+    holder: String,
+    limit: i64,
+}
+
+impl schema_core::versions::Upgrade<CardV1> for CardV2 {
+    fn upgrade(old: CardV1) -> Result<Self, String> {
+        Ok(CardV2 {
+            id: old.id,
+            holder: old.name,
+        })
+    }
+}
+
+impl schema_core::versions::Upgrade<CardV2> for Card {
+    fn upgrade(old: CardV2) -> Result<Self, String> {
+        Ok(Card {
+            id: old.id,
+            holder: old.holder,
+            limit: 100,
+        })
+    }
+}
+
+/// An earlier shape that declares its own `schema_version` (at its place
+/// in `migrate_from`) is taken: its validator branch requires the field
+/// once, version 1 still may lack it, and both read as the current shape.
+#[tokio::test]
+async fn an_earlier_shape_with_its_own_schema_version_is_one_version() {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, "versions_kept").await;
+    Schema::new().with::<Card>().sync(&db).await.unwrap();
+    let raw = db.collection::<BsonDocument>("cards");
+    raw.insert_one(doc! { "_id": "a", "name": "Ada" })
+        .await
+        .unwrap();
+    raw.insert_one(doc! { "_id": "b", "holder": "Bo", VERSION_FIELD: 2 })
+        .await
+        .unwrap();
+    let err = raw
+        .insert_one(doc! { "_id": "c", "holder": "Cy" })
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("validation"), "{err}");
+    let cards = Repo::<Card>::new(&db);
+    let b = cards.get(&"b".to_owned()).await.unwrap().unwrap();
+    assert_eq!((b.holder.as_str(), b.limit), ("Bo", 100));
+    let done = cards
+        .migrate(MigrateOptions::default(), |_| {})
+        .await
+        .unwrap();
+    assert_eq!(done.upgraded, 2);
+    let a = cards.get(&"a".to_owned()).await.unwrap().unwrap();
+    assert_eq!((a.holder.as_str(), a.limit), ("Ada", 100));
+}

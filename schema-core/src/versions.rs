@@ -94,17 +94,25 @@ pub fn unknown_version<M: Document>(raw: &RawDocument) -> Error {
     Error::unknown_version(M::NAME, M::COLLECTION, raw, M::VERSIONS)
 }
 
-/// For generated code: `V` is an earlier shape of `M`, stored in the same
-/// collection and not versioned itself.
-pub const fn assert_older<M: Document, V: Document>() {
+/// For generated code: `V` is an earlier shape of `M` at version `at`,
+/// stored in the same collection, naming no earlier shapes of its own, and
+/// when it declares a `schema_version` (a model whose own migration is
+/// done, kept as the shape of its version), it is `at`.
+pub const fn assert_older<M: Document, V: Document>(at: u32) {
     assert!(
         same(M::COLLECTION, V::COLLECTION),
         "an earlier shape in `migrate_from(..)` is stored in another collection than the model"
     );
-    assert!(
-        V::VERSIONS.is_none(),
-        "an earlier shape in `migrate_from(..)` names earlier shapes of its own: list them all on the current model"
-    );
+    if let Some(own) = V::VERSIONS {
+        assert!(
+            own.older.is_empty(),
+            "an earlier shape in `migrate_from(..)` names earlier shapes of its own: list them all on the current model"
+        );
+        assert!(
+            own.current == at,
+            "an earlier shape in `migrate_from(..)` declares a `schema_version` other than its place in the list gives it (the first is `schema_version` 1, or the model's first version, and each next one more)"
+        );
+    }
 }
 
 const fn same(a: &str, b: &str) -> bool {
@@ -164,13 +172,20 @@ fn with_version(mut schema: bson::Document, v: u32, required: bool) -> bson::Doc
             schema.insert("properties", bson::doc! { VERSION_FIELD: property });
         }
     }
-    if required {
-        match schema.get_array_mut("required") {
-            Ok(list) => list.push(VERSION_FIELD.into()),
-            Err(_) => {
-                schema.insert("required", vec![bson::Bson::from(VERSION_FIELD)]);
+    // An earlier shape that declares its own `schema_version` requires the
+    // field already: listed once, and not at all for version 1.
+    let listed = bson::Bson::from(VERSION_FIELD);
+    match schema.get_array_mut("required") {
+        Ok(list) => {
+            list.retain(|name| *name != listed);
+            if required {
+                list.push(listed);
             }
         }
+        Err(_) if required => {
+            schema.insert("required", vec![listed]);
+        }
+        Err(_) => {}
     }
     schema
 }

@@ -71,17 +71,19 @@ pub fn spec(input: &Input) -> TokenStream {
     }
 }
 
-/// `const _: () = assert_older::<Model, V>();` for each earlier shape,
-/// spanned on its name.
+/// `const _: () = assert_older::<Model, V>(version);` for each earlier
+/// shape (with the version its place in the list gives it), spanned on its
+/// name.
 pub fn checks(input: &Input) -> TokenStream {
-    let Some((_, _, older)) = input.attrs.versions() else {
+    let Some((_, first, older)) = input.attrs.versions() else {
         return TokenStream::new();
     };
     let p = private(input);
     let ident = input.ident;
-    let checks = older.iter().map(|shape| {
+    let checks = older.iter().enumerate().map(|(i, shape)| {
+        let at = first.saturating_add(u32::try_from(i).unwrap_or(u32::MAX));
         quote_spanned! {shape.span()=>
-            const _: () = #p::assert_older::<#ident, #shape>();
+            const _: () = #p::assert_older::<#ident, #shape>(#at);
         }
     });
     quote! { #(#checks)* }
