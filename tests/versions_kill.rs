@@ -15,7 +15,9 @@
 //! (`upgraded_by`), so "exactly once" is counted: the killed run's
 //! documents are at least what it reported before the kill and at most one
 //! batch more (the batch in flight), the resumed run's are exactly what it
-//! reported, the two and the writer's account for every document, and
+//! reported (both less the documents a write race of the test server took,
+//! bounded by those the writer found at an earlier version; see the
+//! bound), the two and the writer's account for every document, and
 //! every document holds one application of each step to its original
 //! content (or the writer's last write, none lost).
 //!
@@ -421,9 +423,13 @@ async fn a_migration_killed_with_sigkill_resumes_and_upgrades_each_document_once
         count("killed") <= killed.upgraded + BATCH,
         "more than the batch in flight at the kill"
     );
-    assert_eq!(
-        count("resumed"),
-        resumed.upgraded,
+    // The resumed run: what it stored is what it reported (the same slack).
+    assert!(
+        count("resumed") <= resumed.upgraded,
+        "the resumed run's count"
+    );
+    assert!(
+        resumed.upgraded <= count("resumed") + raced,
         "the resumed run's count"
     );
     assert_eq!(
