@@ -399,3 +399,65 @@ async fn an_earlier_shape_with_its_own_schema_version_is_one_version() {
     let a = cards.get(&"a".to_owned()).await.unwrap().unwrap();
     assert_eq!((a.holder.as_str(), a.limit), ("Ada", 100));
 }
+
+/// `write_back_upgrades`: a read by `_id` writes back each document it
+/// upgrades (in the read's transaction when it has one), and a document at
+/// the current version is read without a write.
+#[tokio::test]
+async fn reads_by_id_write_back_their_upgrades_when_asked() {
+    let (client, log) = support::counting_client().await;
+    let db = support::fresh_db(&client, "versions_write_back").await;
+    Schema::new().with::<Person>().sync(&db).await.unwrap();
+    let raw = db.collection::<BsonDocument>("people");
+    raw.insert_many([
+        doc! { "_id": "ada", "name": "Ada Lovelace" },
+        doc! { "_id": "alan", "first": "Alan", "last": "Turing", VERSION_FIELD: 2 },
+        doc! { "_id": "grace", "name": "Grace Hopper" },
+    ])
+    .await
+    .unwrap();
+    let people = Repo::<Person>::new(&db).write_back_upgrades();
+
+    // In a transaction that aborts: the write-back goes with it.
+    let mut session = client.start_session().await.unwrap();
+    session.start_transaction().await.unwrap();
+    let ada = people
+        .get(&"ada".to_owned())
+        .session(&mut session)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(ada.email, "ada.lovelace@example.org");
+    session.abort_transaction().await.unwrap();
+    assert!(stored(&db, "ada").await.get(VERSION_FIELD).is_none());
+
+    log.take_operations();
+    let ada = people.get(&"ada".to_owned()).await.unwrap().unwrap();
+    assert_eq!(ada.email, "ada.lovelace@example.org");
+    assert_eq!(log.take_operations(), ["find", "update"]);
+    let ada_stored = stored(&db, "ada").await;
+    assert_eq!(ada_stored.get_i32(VERSION_FIELD).unwrap(), 3);
+    assert_eq!(
+        ada_stored.get_str("email").unwrap(),
+        "ada.lovelace@example.org"
+    );
+    // At the current version now: read without a write.
+    log.take_operations();
+    assert_eq!(people.get(&"ada".to_owned()).await.unwrap().unwrap(), ada);
+    assert_eq!(log.take_operations(), ["find"]);
+
+    // `get_many`: both earlier ones in one `update`.
+    log.take_operations();
+    let ids = ["ada".to_owned(), "alan".to_owned(), "grace".to_owned()];
+    let mut read = people.get_many(&ids).await.unwrap();
+    read.sort_by(|a, b| a.id.cmp(&b.id));
+    assert_eq!(read.len(), 3);
+    assert_eq!(read[1].email, "alan.turing@example.org");
+    assert_eq!(log.take_operations(), ["find", "update"]);
+    assert_eq!(
+        raw.count_documents(doc! { VERSION_FIELD: 3 })
+            .await
+            .unwrap(),
+        3
+    );
+}

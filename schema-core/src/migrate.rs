@@ -16,6 +16,7 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use bson::{doc, Bson, Document as BsonDocument, RawDocument, RawDocumentBuf};
+use mongodb::ClientSession;
 
 use crate::action::Action;
 use crate::codec;
@@ -81,6 +82,19 @@ const COMMAND_BYTES: usize = 8 * 1024 * 1024;
 // replaces are always its to make (`Replaceable` is not asked, and a
 // `Schema` runs `migrate` for any model it holds).
 impl<M: Document> Repo<M> {
+    /// Makes the reads by `_id` (`get`, `get_many`, and the children a
+    /// reference reads by id) write back each document they find at an
+    /// earlier version: replaced by its upgrade under the migration's guard
+    /// (only while it is still at the version read, so a concurrent
+    /// writer's newer document is never overwritten), in one `update`
+    /// command after the read, in the read's session when it has one. Off
+    /// by default: a read writes nothing. `find`, pages and streams never
+    /// write back; [`migrate`](Self::migrate) upgrades the rest.
+    pub fn write_back_upgrades(mut self) -> Self {
+        self.write_back = true;
+        self
+    }
+
     /// Upgrades the document `id` in place when it is stored at an earlier
     /// version (see [`versions`](crate::versions)); whether this call wrote it.
     /// A model without earlier shapes named has nothing to upgrade.
@@ -178,7 +192,7 @@ impl<M: Document> Repo<M> {
             }
             state.left.retain(|(_, n)| *n > 0);
             let count = replaces.len() as u64;
-            let applied = self.replace_all(replaces).await?;
+            let applied = self.replace_all(None, replaces).await?;
             state.upgraded += applied;
             state.skipped += count.saturating_sub(applied);
             progress(&state);
@@ -199,7 +213,11 @@ impl<M: Document> Repo<M> {
     /// statements, unordered (one command per 8 MiB of replacements); how
     /// many applied. A statement the server refuses fails the batch with
     /// the `_id` and the server's code, never the document.
-    async fn replace_all(&self, replaces: Vec<(u32, BsonDocument, RawDocumentBuf)>) -> Result<u64> {
+    async fn replace_all(
+        &self,
+        mut session: Option<&mut ClientSession>,
+        replaces: Vec<(u32, BsonDocument, RawDocumentBuf)>,
+    ) -> Result<u64> {
         let mut applied = 0;
         let mut statements: Vec<BsonDocument> = Vec::new();
         let mut size = 0;
@@ -227,10 +245,10 @@ impl<M: Document> Repo<M> {
                         .unwrap_or(Bson::Null)
                 })
                 .collect();
-            let reply = self
+            let command = self
                 .database()
-                .run_command(doc! { "update": M::COLLECTION, "updates": sent, "ordered": false })
-                .await
+                .run_command(doc! { "update": M::COLLECTION, "updates": sent, "ordered": false });
+            let reply = with_session!(command, session.as_deref_mut())
                 .map_err(|e| self.err(e, "replace in"))?;
             if let Ok(errors) = reply.get_array("writeErrors") {
                 if let Some(Bson::Document(first)) = errors.first() {
@@ -255,6 +273,38 @@ impl<M: Document> Repo<M> {
             };
         }
         Ok(applied)
+    }
+
+    /// The stored documents `raws` read as `M`. On a repository that
+    /// [writes back upgrades](Repo::write_back_upgrades), those at an
+    /// earlier version are replaced by their upgrade under the migration's
+    /// guard, in one `update` command (in `session` when there is one).
+    pub(crate) async fn read_back(
+        &self,
+        session: Option<&mut ClientSession>,
+        raws: Vec<RawDocumentBuf>,
+    ) -> Result<Vec<M>> {
+        let current = M::VERSIONS
+            .filter(|v| self.write_back && !v.older.is_empty())
+            .map(|v| v.current);
+        let Some(current) = current else {
+            return raws.iter().map(|raw| codec::decode(raw)).collect();
+        };
+        let mut read = Vec::with_capacity(raws.len());
+        let mut replaces = Vec::new();
+        for raw in &raws {
+            if stored_version(raw) == Some(current) {
+                read.push(codec::decode(raw)?);
+                continue;
+            }
+            let replace = self.upgraded(raw)?;
+            read.push(codec::decode(&replace.2)?);
+            replaces.push(replace);
+        }
+        if !replaces.is_empty() {
+            self.replace_all(session, replaces).await?;
+        }
+        Ok(read)
     }
 
     /// One stored document upgraded: its version, the guarded filter of

@@ -59,6 +59,9 @@ pub struct Repo<M: Document> {
     support: TxnState,
     /// The indexes the server was found to have (see `query::served`).
     indexes_seen: Arc<Seen>,
+    /// Whether reads by `_id` write back the documents they upgrade (see
+    /// [`write_back_upgrades`](Self::write_back_upgrades)).
+    pub(crate) write_back: bool,
 }
 
 impl<M: Document> Clone for Repo<M> {
@@ -69,6 +72,7 @@ impl<M: Document> Clone for Repo<M> {
             txn: self.txn.clone(),
             support: self.support.clone(),
             indexes_seen: self.indexes_seen.clone(),
+            write_back: self.write_back,
         }
     }
 }
@@ -88,6 +92,7 @@ impl<M: Document> Repo<M> {
             txn: TxnConfig::default(),
             support: TxnState::default(),
             indexes_seen: Arc::default(),
+            write_back: false,
         }
     }
 
@@ -302,11 +307,12 @@ impl<M: Document> Repo<M> {
         session: Option<&mut ClientSession>,
         filter: BsonDocument,
     ) -> Result<Vec<M>> {
+        let mut session = session;
         let raws: Vec<RawDocumentBuf> =
-            crate::cursor::collect(self.raw_docs().find(filter), session)
+            crate::cursor::collect(self.raw_docs().find(filter), session.as_deref_mut())
                 .await
                 .map_err(|e| self.err(e, "find in"))?;
-        raws.iter().map(|raw| codec::decode(raw)).collect()
+        self.read_back(session, raws).await
     }
 
     async fn find_one_opt(
@@ -314,10 +320,13 @@ impl<M: Document> Repo<M> {
         session: Option<&mut ClientSession>,
         filter: BsonDocument,
     ) -> Result<Option<M>> {
-        with_session!(self.raw_docs().find_one(filter), session)
-            .map_err(|e| self.err(e, "find in"))?
-            .map(|raw| codec::decode(&raw))
-            .transpose()
+        let mut session = session;
+        let found = with_session!(self.raw_docs().find_one(filter), session.as_deref_mut())
+            .map_err(|e| self.err(e, "find in"))?;
+        Ok(self
+            .read_back(session, found.into_iter().collect())
+            .await?
+            .pop())
     }
 
     pub(crate) async fn count_opt(

@@ -46,6 +46,15 @@
 //!
 //! A missing step does not compile (`Person: Upgrade<PersonV1>` is not
 //! implemented), nor does an earlier shape on another collection.
+//!
+//! Upgrading what is stored: [`Repo::upgrade`](crate::Repo::upgrade) one
+//! document, [`Repo::migrate`](crate::Repo::migrate) every document at an
+//! earlier version (batched, guarded, resumable),
+//! [`Schema::migrate`](crate::Schema::migrate) every versioned model of a
+//! schema (the schema command's `migrate`), and
+//! [`Repo::write_back_upgrades`](crate::Repo::write_back_upgrades) the
+//! documents the reads by `_id` upgrade. [`Schema::plan`](crate::Schema::plan)
+//! counts the documents per version ([`Plan::versions`](crate::Plan::versions)).
 
 use bson::RawDocument;
 
