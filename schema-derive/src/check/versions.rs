@@ -2,13 +2,14 @@
 //! `schema_core::versions`) that the derive can see in the model itself:
 //! it is on a root document that the helpers write whole (not a time
 //! series, not a bucket), none of its fields is stored under the version
-//! field's name, and none is a link or a copy (their helpers write part of
-//! a document, whatever version it is stored at). That each earlier shape
+//! field's name, and none is a link, a copy or a reference its parent's
+//! delete sets to null or unsets (their helpers write part of a document,
+//! whatever version it is stored at). That each earlier shape
 //! is a model of the same collection, and that every step is implemented,
 //! is checked by the compiler on the generated code.
 
 use crate::ast::{Derive, Input};
-use crate::attr::FieldKind;
+use crate::attr::{FieldKind, OnDelete};
 use crate::ctxt::Ctxt;
 
 /// The stored name of the version field (`schema_core::versions::VERSION_FIELD`).
@@ -60,6 +61,11 @@ pub(super) fn check(cx: &Ctxt, input: &Input) {
                 "a `#[many_to_many]` link (the link helpers add and remove ids in place)"
             }
             (_, Some(_)) => "a copy (the copy helpers rewrite it in place)",
+            (FieldKind::Reference(r), _)
+                if matches!(r.on_delete, Some((OnDelete::SetNull | OnDelete::Unset, _))) =>
+            {
+                "a reference that a delete of its parent writes in place (`on_delete = \"set_null\"` or `\"unset\"`; `restrict` and `cascade` work)"
+            }
             _ => continue,
         };
         cx.error_at(
