@@ -96,9 +96,9 @@ impl PlanSummary {
         })?;
         Ok(PlanSummary {
             stages,
-            returned: number(stats, "nReturned"),
-            keys_examined: number(stats, "totalKeysExamined"),
-            docs_examined: number(stats, "totalDocsExamined"),
+            returned: crate::reply::count(stats, "nReturned"),
+            keys_examined: crate::reply::count(stats, "totalKeysExamined"),
+            docs_examined: crate::reply::count(stats, "totalDocsExamined"),
             finds: 1,
         })
     }
@@ -123,15 +123,6 @@ impl fmt::Display for PlanSummary {
 
 fn malformed(what: &str) -> Error {
     Error::Model(format!("unexpected explain reply: {what}"))
-}
-
-fn number(doc: &BsonDocument, key: &str) -> u64 {
-    match doc.get(key) {
-        Some(Bson::Int32(n)) => u64::try_from(*n).unwrap_or(0),
-        Some(Bson::Int64(n)) => u64::try_from(*n).unwrap_or(0),
-        Some(Bson::Double(n)) => *n as u64,
-        _ => 0,
-    }
 }
 
 /// A `find` to explain: the same fields the command takes.

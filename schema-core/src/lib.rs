@@ -40,6 +40,7 @@ pub mod path;
 pub mod plan;
 pub mod query;
 pub mod relation;
+mod reply;
 pub mod repo;
 pub mod schema;
 pub mod schema_depth;

@@ -266,11 +266,7 @@ impl<M: Document> Repo<M> {
                     )));
                 }
             }
-            applied += match reply.get("n") {
-                Some(Bson::Int32(n)) => u64::try_from(*n).unwrap_or(0),
-                Some(Bson::Int64(n)) => u64::try_from(*n).unwrap_or(0),
-                _ => 0,
-            };
+            applied += crate::reply::count(&reply, "n");
         }
         Ok(applied)
     }

@@ -304,10 +304,9 @@ impl<M: Document> Repo<M> {
 
     pub(crate) async fn find_opt(
         &self,
-        session: Option<&mut ClientSession>,
+        mut session: Option<&mut ClientSession>,
         filter: BsonDocument,
     ) -> Result<Vec<M>> {
-        let mut session = session;
         let raws: Vec<RawDocumentBuf> =
             crate::cursor::collect(self.raw_docs().find(filter), session.as_deref_mut())
                 .await
@@ -317,10 +316,9 @@ impl<M: Document> Repo<M> {
 
     async fn find_one_opt(
         &self,
-        session: Option<&mut ClientSession>,
+        mut session: Option<&mut ClientSession>,
         filter: BsonDocument,
     ) -> Result<Option<M>> {
-        let mut session = session;
         let found = with_session!(self.raw_docs().find_one(filter), session.as_deref_mut())
             .map_err(|e| self.err(e, "find in"))?;
         Ok(self

@@ -70,11 +70,7 @@ pub(crate) async fn count_per_version(
             .await?,
     )
     .await?;
-    let whole = |b: Option<&Bson>| match b {
-        Some(Bson::Int32(n)) => u64::try_from(*n).ok(),
-        Some(Bson::Int64(n)) => u64::try_from(*n).ok(),
-        _ => None,
-    };
+
     let mut counts: Vec<(u32, u64)> = groups
         .iter()
         .map(|g| {
@@ -82,9 +78,11 @@ pub(crate) async fn count_per_version(
             // is counted as 0, which no model has.
             let version = match g.get("_id") {
                 None | Some(Bson::Null) => 1,
-                v => whole(v).and_then(|v| u32::try_from(v).ok()).unwrap_or(0),
+                Some(Bson::Int32(v)) => u32::try_from(*v).unwrap_or(0),
+                Some(Bson::Int64(v)) => u32::try_from(*v).unwrap_or(0),
+                Some(_) => 0,
             };
-            (version, whole(g.get("n")).unwrap_or(0))
+            (version, crate::reply::count(g, "n"))
         })
         .collect();
     counts.sort_unstable();
