@@ -38,6 +38,12 @@ fn v1(i: usize) -> BsonDocument {
     doc! { "_id": format!("old{i:06}"), "name": format!("First{i} Last{i}") }
 }
 
+/// The bench's database emptied, with the model's collection set up.
+async fn fresh(db: &mongodb::Database) {
+    db.drop().await.expect("drop");
+    Schema::new().with::<Person>().sync(db).await.expect("sync");
+}
+
 #[tokio::main]
 async fn main() {
     let rounds = env("ROUNDS", 200).max(1);
@@ -47,12 +53,7 @@ async fn main() {
         .await
         .expect("a server: set MONGODB_URI or install secantusd-rs");
     let db = client.database("bench_versions");
-    db.drop().await.expect("drop");
-    Schema::new()
-        .with::<Person>()
-        .sync(&db)
-        .await
-        .expect("sync");
+    fresh(&db).await;
     let raw = db.collection::<BsonDocument>("people");
     let people = Repo::<Person>::new(&db);
     let n = 500;
@@ -110,12 +111,7 @@ async fn main() {
     );
 
     // Migration throughput.
-    db.drop().await.expect("drop");
-    Schema::new()
-        .with::<Person>()
-        .sync(&db)
-        .await
-        .expect("sync");
+    fresh(&db).await;
     let docs: Vec<BsonDocument> = (0..migrate_docs).map(v1).collect();
     let start = Instant::now();
     for chunk in docs.chunks(1000) {
