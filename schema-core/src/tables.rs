@@ -15,8 +15,9 @@ use bson::{Bson, Document};
 
 use crate::collation::CollationDef;
 use crate::index::{Direction, IndexKind, IndexOrigin, IndexSpec};
+use crate::schema_depth::schema_of;
 use crate::text_index::TextDef;
-use crate::validator::{object_schema, with_max_items, Property};
+use crate::validator::{object_schema, with_max_items, BsonSchema, Property};
 
 /// The object schema of `properties`, closed (`additionalProperties:
 /// false`) when `closed`: what the derive writes for a struct, a struct
@@ -169,6 +170,26 @@ pub struct PropertyDef {
 }
 
 impl PropertyDef {
+    /// The property `name` of type `T`: `T`'s schema (through the depth
+    /// guard), required unless `T` may be absent. What the derive writes for
+    /// most fields, one generic call instead of a struct literal each.
+    pub const fn of<T: BsonSchema + ?Sized>(name: &'static str) -> Self {
+        PropertyDef {
+            name,
+            schema: schema_of::<T>,
+            max_items: None,
+            required: Required::UnlessOptional(T::optional),
+        }
+    }
+
+    /// The same property with `maxItems` (`maxProperties` on a map) `max`.
+    pub const fn max(self, max: u32) -> Self {
+        PropertyDef {
+            max_items: Some(max),
+            ..self
+        }
+    }
+
     fn property(&self) -> Property {
         let schema = (self.schema)();
         Property {

@@ -30,6 +30,7 @@ pub fn expand(input: &Input) -> Fields {
     let mut helpers = Vec::new();
     let mut decls = Vec::new();
     let mut values = Vec::new();
+    let mut has_path_type = false;
     for (index, field) in stored.iter().enumerate() {
         let Some(name) = &field.original.ident else {
             continue;
@@ -40,6 +41,7 @@ pub fn expand(input: &Input) -> Fields {
         let prefix = if crate::ty::holds_no_fields(field.ty) {
             quote!(())
         } else {
+            has_path_type = true;
             quote!(#p::Seg<#ident, #p::Root, #index>)
         };
         let at = Place {
@@ -55,7 +57,16 @@ pub fn expand(input: &Input) -> Fields {
         });
         values.push(quote!(#name: #value));
     }
-    let names = stored.iter().map(|f| &f.stored);
+    // The path types (`Seg`) are the only reader of the names.
+    let field_names = has_path_type.then(|| {
+        let names = stored.iter().map(|f| &f.stored);
+        quote! {
+            #[automatically_derived]
+            impl #p::FieldNames for #ident {
+                const NAMES: &'static [&'static ::core::primitive::str] = &[#(#names),*];
+            }
+        }
+    });
     let doc = format!("The stored names of `{}`'s fields.", model.unraw());
     let definition = quote! {
         #[doc = #doc]
@@ -64,10 +75,7 @@ pub fn expand(input: &Input) -> Fields {
             #(#decls,)*
         }
 
-        #[automatically_derived]
-        impl #p::FieldNames for #ident {
-            const NAMES: &'static [&'static ::core::primitive::str] = &[#(#names),*];
-        }
+        #field_names
 
         #(#helpers)*
     };

@@ -193,11 +193,21 @@ fn field_properties(input: &Input, fields: &[Field]) -> Vec<TokenStream> {
 }
 
 fn field_property(input: &Input, field: &Field) -> TokenStream {
+    let max = max_items(input, field);
+    if described(field) && !may_be_left_out(input, field) {
+        // The common case, one generic call: `T`'s schema, required unless
+        // `T` may be absent.
+        let ty = field.ty;
+        let at = private_at(input, ty.span());
+        let name = &field.stored;
+        let max = max.map(|max| quote!(.max(#max)));
+        return quote_spanned!(ty.span()=> #at::PropertyDef::of::<#ty>(#name) #max);
+    }
     property(
         input,
         &field.stored,
         schema_fn(input, field),
-        max_items(input, field),
+        max,
         required(input, field),
     )
 }
@@ -263,20 +273,33 @@ pub fn schema(input: &Input, field: &Field) -> TokenStream {
 fn schema_fn(input: &Input, field: &Field) -> TokenStream {
     let p = private(input);
     let ty = field.ty;
+    let at = private_at(input, ty.span());
+    if described(field) {
+        return quote_spanned!(ty.span()=> #at::schema_of::<#ty>);
+    }
     // A custom serializer stores something other than the Rust type says.
     if field.serde.custom_serializer {
         return quote!(#p::bson::Document::new);
     }
-    let at = private_at(input, ty.span());
-    if is_unbounded(field) {
-        // The escape hatch keeps any type, described or not.
-        return quote_spanned! {ty.span()=> || {
-            #[allow(unused_imports)]
-            use #at::{Described as _, Undescribed as _};
-            (&#at::SchemaProbe::<#ty>::NEW).schema_or_any()
-        }};
-    }
-    quote_spanned!(ty.span()=> #at::schema_of::<#ty>)
+    // `#[embed(unbounded)]`: the escape hatch keeps any type, described or not.
+    quote_spanned! {ty.span()=> || {
+        #[allow(unused_imports)]
+        use #at::{Described as _, Undescribed as _};
+        (&#at::SchemaProbe::<#ty>::NEW).schema_or_any()
+    }}
+}
+
+/// Whether the field stores what its type's `BsonSchema` describes: not
+/// under a custom serializer (it stores something else) nor
+/// `#[embed(unbounded)]` (its type need not be described).
+fn described(field: &Field) -> bool {
+    !field.serde.custom_serializer && !is_unbounded(field)
+}
+
+/// Whether serde may leave the field out of a stored document (`default`,
+/// `skip_serializing_if`), whatever its type.
+fn may_be_left_out(input: &Input, field: &Field) -> bool {
+    input.serde.default || field.serde.may_be_missing
 }
 
 /// The `maxItems` of a field: `#[embed(max = N)]`, `#[many_to_many(max = N)]`
@@ -304,7 +327,7 @@ fn max_items(input: &Input, field: &Field) -> Option<TokenStream> {
 fn required(input: &Input, field: &Field) -> TokenStream {
     let p = private(input);
     let ty = field.ty;
-    if input.serde.default || field.serde.may_be_missing {
+    if may_be_left_out(input, field) {
         quote!(#p::Required::Never)
     } else if field.serde.custom_serializer {
         if ty::is_option(ty) {
