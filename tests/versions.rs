@@ -461,3 +461,284 @@ async fn reads_by_id_write_back_their_upgrades_when_asked() {
         3
     );
 }
+
+/// The parent of [`Note`] (not versioned).
+#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[document(collection = "authors")]
+struct Author {
+    #[serde(rename = "_id")]
+    id: String,
+    name: String,
+}
+
+/// A note's first shape: its text only.
+#[derive(Document, Serialize, Deserialize, Debug, Clone)]
+#[serde(rename_all = "camelCase")]
+#[document(collection = "notes")]
+struct NoteV1 {
+    #[serde(rename = "_id")]
+    id: String,
+    author_id: String,
+    text: String,
+}
+
+/// A note now: its words counted, a child of its author.
+#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[document(collection = "notes", migrate_from(NoteV1))]
+struct Note {
+    #[serde(rename = "_id")]
+    id: String,
+    #[reference(index, to = Author)]
+    author_id: String,
+    text: String,
+    words: i32,
+}
+
+impl schema_core::versions::Upgrade<NoteV1> for Note {
+    fn upgrade(old: NoteV1) -> Result<Self, String> {
+        let words =
+            i32::try_from(old.text.split_whitespace().count()).map_err(|e| e.to_string())?;
+        Ok(Note {
+            id: old.id,
+            author_id: old.author_id,
+            text: old.text,
+            words,
+        })
+    }
+}
+
+/// A view of a person: the email, which version 1 and 2 documents lack
+/// (their upgrade makes it), and no `_id`.
+#[derive(Projection, Deserialize, Debug, PartialEq)]
+#[projection(of = Person)]
+struct Contact {
+    email: String,
+}
+
+/// A view of a note with its `_id`, refusing any other field.
+#[derive(Projection, Deserialize, Debug, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[projection(of = Note)]
+struct Counted {
+    #[serde(rename = "_id")]
+    id: String,
+    words: i32,
+}
+
+#[tokio::test]
+async fn every_read_path_upgrades_documents_of_every_version() {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, "versions_every_read").await;
+    Schema::new()
+        .with::<Person>()
+        .with::<Author>()
+        .with::<Note>()
+        .sync(&db)
+        .await
+        .unwrap();
+    let raw = db.collection::<BsonDocument>("people");
+    // One person at each version, stored as that version's code wrote it.
+    raw.insert_one(doc! { "_id": "p1", "name": "Ada Lovelace" })
+        .await
+        .unwrap();
+    raw.insert_one(doc! { "_id": "p2", "first": "Alan", "last": "Turing", VERSION_FIELD: 2 })
+        .await
+        .unwrap();
+    raw.insert_one(doc! {
+        "_id": "p3", "first": "Grace", "last": "Hopper",
+        "email": "grace.hopper@example.org", VERSION_FIELD: 3,
+    })
+    .await
+    .unwrap();
+    let expected = |id: &str, first: &str, last: &str| Person {
+        id: id.into(),
+        first: first.into(),
+        last: last.into(),
+        email: format!("{first}.{last}@example.org").to_lowercase(),
+    };
+    let all = vec![
+        expected("p1", "Ada", "Lovelace"),
+        expected("p2", "Alan", "Turing"),
+        expected("p3", "Grace", "Hopper"),
+    ];
+    let emails: Vec<Contact> = all
+        .iter()
+        .map(|p| Contact {
+            email: p.email.clone(),
+        })
+        .collect();
+    let people = Repo::<Person>::new(&db);
+    let ids: Vec<String> = all.iter().map(|p| p.id.clone()).collect();
+    let by_ids = || Person::FIELDS.id.is_in(&ids);
+
+    // By `_id`.
+    for p in &all {
+        assert_eq!(people.get(&p.id).await.unwrap().as_ref(), Some(p), "get");
+    }
+    let mut many = people.get_many(&ids).await.unwrap();
+    many.sort_by(|a, b| a.id.cmp(&b.id));
+    assert_eq!(many, all, "get_many");
+    // `find`: awaited as a stream, `all`, `stream`, `page`, `find_one`.
+    let streamed: Vec<Person> = people
+        .find(by_ids())
+        .sort(Person::FIELDS.id.asc())
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(streamed, all, "find awaited");
+    let listed = people
+        .find(by_ids())
+        .sort(Person::FIELDS.id.asc())
+        .all()
+        .await
+        .unwrap();
+    assert_eq!(listed, all, "find().all()");
+    let streamed: Vec<Person> = people
+        .find(by_ids())
+        .sort(Person::FIELDS.id.asc())
+        .stream()
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(streamed, all, "find().stream()");
+    let mut paged = Vec::new();
+    let mut page = people.find(by_ids()).page(2).await.unwrap();
+    loop {
+        paged.append(&mut page.items);
+        let Some(next) = page.next.take() else { break };
+        page = people.find(by_ids()).after(next).page(2).await.unwrap();
+    }
+    assert_eq!(paged, all, "find().page()");
+    for p in &all {
+        let one = people.find_one(Person::FIELDS.id.eq(&p.id)).await.unwrap();
+        assert_eq!(one.as_ref(), Some(p), "find_one");
+        // A view of the upgrade: the email exists only there for p1, p2.
+        let view = people
+            .find_one(Person::FIELDS.id.eq(&p.id))
+            .projection::<Contact>()
+            .await
+            .unwrap();
+        assert_eq!(
+            view.map(|c| c.email),
+            Some(p.email.clone()),
+            "find_one view"
+        );
+    }
+    // Views through every multi-document path.
+    let views: Vec<Contact> = people
+        .find(by_ids())
+        .sort(Person::FIELDS.id.asc())
+        .projection::<Contact>()
+        .stream()
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(views, emails, "find().projection().stream()");
+    let page = people
+        .find(by_ids())
+        .projection::<Contact>()
+        .page(3)
+        .await
+        .unwrap();
+    assert_eq!(page.items, emails, "find().projection().page()");
+
+    // Children, joins and `find_one_and_delete` on a versioned child.
+    Repo::<Author>::new(&db)
+        .insert(&Author {
+            id: "ada".into(),
+            name: "Ada".into(),
+        })
+        .await
+        .unwrap();
+    let raw_notes = db.collection::<BsonDocument>("notes");
+    raw_notes
+        .insert_one(doc! { "_id": "n1", "authorId": "ada", "text": "one two three" })
+        .await
+        .unwrap();
+    raw_notes
+        .insert_one(doc! {
+            "_id": "n2", "authorId": "ada", "text": "four five", "words": 2, VERSION_FIELD: 2,
+        })
+        .await
+        .unwrap();
+    let notes = Repo::<Note>::new(&db);
+    let note = |id: &str, text: &str, words: i32| Note {
+        id: id.into(),
+        author_id: "ada".into(),
+        text: text.into(),
+        words,
+    };
+    let both = vec![note("n1", "one two three", 3), note("n2", "four five", 2)];
+    let children = notes
+        .children(Note::FIELDS.author_id, &"ada".to_owned())
+        .page()
+        .await
+        .unwrap();
+    assert_eq!(children.items, both, "children");
+    let family = notes
+        .children(Note::FIELDS.author_id, &"ada".to_owned())
+        .with_parent()
+        .page()
+        .await
+        .unwrap();
+    assert_eq!(family.children, both, "with_parent");
+    let joined = notes
+        .find(Note::FIELDS.author_id.eq("ada"))
+        .with_parents(Note::FIELDS.author_id)
+        .page(10)
+        .await
+        .unwrap();
+    let joined: Vec<Note> = joined.items.into_iter().map(|(n, _)| n).collect();
+    assert_eq!(joined, both, "with_parents");
+    // A view with its `_id` that refuses unknown fields, of both versions.
+    let counted: Vec<Counted> = notes
+        .find(Note::FIELDS.author_id.eq("ada"))
+        .projection::<Counted>()
+        .all()
+        .await
+        .unwrap();
+    assert_eq!(
+        counted,
+        vec![
+            Counted {
+                id: "n1".into(),
+                words: 3
+            },
+            Counted {
+                id: "n2".into(),
+                words: 2
+            }
+        ]
+    );
+    let taken = notes
+        .find_one_and_delete(Note::FIELDS.id.eq("n1"))
+        .await
+        .unwrap();
+    assert_eq!(taken, Some(both[0].clone()), "find_one_and_delete");
+
+    // A document whose upgrade is refused: every path names it.
+    raw.insert_one(doc! { "_id": "p4", "name": "Plato" })
+        .await
+        .unwrap();
+    let err = people
+        .find(Person::FIELDS.id.eq("p4"))
+        .projection::<Contact>()
+        .all()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Upgrade { id, .. } if id == "p4"),
+        "{err}"
+    );
+    let err = people
+        .find_one(Person::FIELDS.id.eq("p4"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Upgrade { id, .. } if id == "p4"),
+        "{err}"
+    );
+}

@@ -36,6 +36,7 @@ pub(crate) fn encode<M: Document>(doc: &M) -> Result<RawDocumentBuf> {
     check_size(M::COLLECTION, &raw, || {
         id_to_bson::<M>(doc.id()).unwrap_or_else(|_| Bson::String("(unserializable)".into()))
     })?;
+    crate::limits::check::<M>(&raw, "nothing was sent")?;
     Ok(raw)
 }
 
@@ -133,9 +134,7 @@ pub(crate) fn decode<M: Document>(raw: &RawDocument) -> Result<M> {
     if let Some(versions) = M::VERSIONS {
         match crate::versioned::stored_version(raw) {
             Some(v) if v == versions.current => {}
-            Some(v) if v >= versions.first && v < versions.current => {
-                return M::upgrade_stored(v, raw)
-            }
+            Some(v) if v >= versions.first && v < versions.current => return upgrade::<M>(v, raw),
             _ => {
                 return Err(Error::unknown_version(
                     M::NAME,
@@ -149,6 +148,34 @@ pub(crate) fn decode<M: Document>(raw: &RawDocument) -> Result<M> {
     decode_as::<M>(raw, M::NAME, M::COLLECTION)
 }
 
+/// The stored document `raw` at the earlier version `from`, upgraded to `M`
+/// by its steps; an upgrade that breaks one of `M`'s bounds is refused
+/// ([`Error::Upgrade`] naming the document, the field and the bound), as a
+/// write of it would be.
+fn upgrade<M: Document>(from: u32, raw: &RawDocument) -> Result<M> {
+    let upgraded = M::upgrade_stored(from, raw)?;
+    if !crate::limits::bounded::<M>() {
+        return Ok(upgraded);
+    }
+    let encoded = bson::serialize_to_raw_document_buf(&upgraded)
+        .map_err(|source| serialize_error(M::NAME, &upgraded, source))?;
+    if let Err(Error::OverBound {
+        field, len, max, ..
+    }) = crate::limits::check::<M>(&encoded, "")
+    {
+        return Err(Error::Upgrade {
+            model: M::NAME,
+            collection: M::COLLECTION,
+            id: crate::error::raw_id(raw),
+            from,
+            reason: format!(
+                "its upgrade holds {len} items in `{field}`, over its bound of {max}: change the step to keep at most {max}"
+            ),
+        });
+    }
+    Ok(upgraded)
+}
+
 /// Reads a stored document of `collection` as a `T` named `name` (a model,
 /// or a projection of one); on failure, [`Error::Decode`] as [`decode`].
 pub(crate) fn decode_as<T: DeserializeOwned>(
@@ -156,13 +183,41 @@ pub(crate) fn decode_as<T: DeserializeOwned>(
     name: &'static str,
     collection: &'static str,
 ) -> Result<T> {
+    decode_named(raw, raw, name, collection)
+}
+
+/// [`decode_as`] of `raw`, a part of the stored document `whole` (a view
+/// of it): an error names `whole` by its `_id`.
+pub(crate) fn decode_named<T: DeserializeOwned>(
+    raw: &RawDocument,
+    whole: &RawDocument,
+    name: &'static str,
+    collection: &'static str,
+) -> Result<T> {
     bson::deserialize_from_slice::<T>(raw.as_bytes()).map_err(|source| Error::Decode {
         model: name,
         collection,
-        id: crate::error::raw_id(raw),
+        id: crate::error::raw_id(whole),
         field: failing_field::<T>(raw, &source),
         source: Box::new(source),
     })
+}
+
+/// [`Error::Decode`] for the stored document `raw` that could not be read
+/// as a `T` named `name` at all (malformed BSON).
+pub(crate) fn decode_error(
+    raw: &RawDocument,
+    name: &'static str,
+    collection: &'static str,
+    source: bson::error::Error,
+) -> Error {
+    Error::Decode {
+        model: name,
+        collection,
+        id: crate::error::raw_id(raw),
+        field: None,
+        source: Box::new(source),
+    }
 }
 
 /// Reads the document again, this time tracking the path, to name the field

@@ -93,6 +93,29 @@ pub enum Error {
         /// The field's `max`.
         max: u32,
     },
+    /// A whole document (an insert, a replace, a migration's upgrade, a
+    /// document upgraded on read) holds more items in a bounded array or
+    /// map than its `#[embed(max = N)]` allows; refused before anything was
+    /// sent.
+    #[error(
+        "the `{collection}` document with _id `{id}` holds {len} items in `{field}`, over its \
+         bound of {max}: {outcome}"
+    )]
+    OverBound {
+        /// Collection name.
+        collection: &'static str,
+        /// The document's `_id` as text: a string as it is, an `ObjectId` in
+        /// hex, any other value as relaxed extended JSON.
+        id: String,
+        /// The stored path of the array or map (`lines[2].notes`).
+        field: String,
+        /// How many items or entries it holds.
+        len: u64,
+        /// Its bound.
+        max: u64,
+        /// What became of the write ("nothing was sent").
+        outcome: &'static str,
+    },
     /// One side of a many-to-many link is full; nothing was written.
     #[error(
         "`{collection}.{field}` of `{id}` is full: it holds at most {max} links; \

@@ -33,6 +33,7 @@ mod fixed;
 pub mod growth;
 mod id;
 mod index;
+mod limits;
 mod migrate;
 pub mod model;
 mod once;

@@ -326,6 +326,9 @@ impl<M: Document> Repo<M> {
         if let Some((name, version)) = expected {
             filter.insert(name, version);
         }
+        // On a cluster the shard key's values, as stored, send the replace
+        // to the one shard that holds the document (as `replace` does).
+        let filter = crate::repo::shard_targeted::<M>(&filter, raw).unwrap_or(filter);
         Ok((at, filter, new_raw))
     }
 }

@@ -422,7 +422,7 @@ pub(crate) fn id_filter<M: Document>(id: &M::Id) -> Result<BsonDocument> {
 /// fields to its value in `doc` (the document being written), or `None`
 /// when `M` has no shard key beyond `_id`, or `doc` lacks one of its
 /// fields. A mongos sends such a write to the one shard that holds it.
-fn shard_targeted<M: Document>(
+pub(crate) fn shard_targeted<M: Document>(
     filter: &BsonDocument,
     doc: &bson::RawDocument,
 ) -> Option<BsonDocument> {

@@ -18,7 +18,7 @@ use crate::model::Document;
 use crate::query::guard::{self, Served};
 use crate::query::keyset::{may_be_null, Cursor, Keyset, Page};
 use crate::query::lookup::{child_of, Lookup, PageStep};
-use crate::query::projection::Projection;
+use crate::query::projection::{self, Projection};
 use crate::query::served;
 use crate::query::sort::Sort;
 use crate::query::stream::DocStream;
@@ -327,7 +327,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         mut each: impl FnMut(&RawDocument) -> Result<()>,
     ) -> Result<Option<Cursor>> {
         let (keyset, filters) = self.page_filters().await?;
-        let projection = P::projection().map(|mut projection| {
+        let projection = projection::sent::<M, P>().map(|mut projection| {
             for path in keyset.paths() {
                 projection.insert(path, 1);
             }
@@ -432,7 +432,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
             filter,
             sort: self.sort,
             limit: self.limit.map(|n| i64::try_from(n).unwrap_or(i64::MAX)),
-            projection: P::projection(),
+            projection: projection::sent::<M, P>(),
             hint: None,
             collation: self.collation.as_ref().map(IndexCollation::to_document),
         };
@@ -495,7 +495,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         if let Some(collation) = &self.collation {
             find = find.collation(collation.to_driver());
         }
-        if let Some(projection) = P::projection() {
+        if let Some(projection) = projection::sent::<M, P>() {
             find = find.projection(projection);
         }
         let found = with_session!(find, session).map_err(|e| self.error(e))?;
@@ -519,7 +519,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
             find = find.limit(i64::try_from(n).unwrap_or(i64::MAX));
         }
         find = find.batch_size(self.batch_size.unwrap_or(DEFAULT_BATCH_SIZE));
-        if let Some(projection) = P::projection() {
+        if let Some(projection) = projection::sent::<M, P>() {
             find = find.projection(projection);
         }
         // A `getMore` killed because the index was dropped says it is gone.
@@ -669,10 +669,11 @@ impl<'a, M: Document> IntoFuture for Count<'a, M> {
     }
 }
 
-/// A stored document of `M` read as the view `P` ([`Error::Decode`] naming
-/// the field otherwise).
+/// A stored document of `M` read as the view `P`, upgraded first when it is
+/// at an earlier version ([`Error::Decode`] naming the document and the
+/// field otherwise).
 fn decode<M: Document, P: Projection<M>>(raw: &RawDocument) -> Result<P> {
-    crate::codec::decode_as::<P>(raw, P::VIEW_NAME, M::COLLECTION)
+    P::read(raw)
 }
 
 /// `action` in `session`, when there is one.

@@ -1,9 +1,10 @@
 //! Partial views of a model: [`Projection`], derived with
 //! `#[derive(Projection)]` and `#[projection(of = Model)]`.
 
-use bson::Document as BsonDocument;
+use bson::{Document as BsonDocument, RawDocument, RawDocumentBuf};
 use serde::de::DeserializeOwned;
 
+use crate::error::Result;
 use crate::model::Document;
 
 /// A type a query on `M` can yield: `M` itself (the whole document), or a
@@ -44,12 +45,25 @@ use crate::model::Document;
 ///     Some(bson::doc! { "authorId": 1, "title": 1, "_id": 0 })
 /// );
 /// ```
+///
+/// A model with earlier shapes (`migrate_from(..)`, see
+/// [`versions`](crate::versions)) is read whole while they may be stored: each
+/// document is upgraded to the current shape first and the view taken from
+/// that, so a view of an old document reads as a view of its upgrade. Once
+/// `migrate_from` is dropped, the projection is sent to the server again.
 pub trait Projection<M: Document>: DeserializeOwned + Send + Unpin + 'static {
     /// The Rust type name, for messages.
     const VIEW_NAME: &'static str;
 
     /// The `projection` document a query sends (`None`: the whole document).
     fn projection() -> Option<BsonDocument>;
+
+    /// Reads one document a query returned as this view; for generated and
+    /// internal code (the model itself is read through its upgrade).
+    #[doc(hidden)]
+    fn read(raw: &RawDocument) -> Result<Self> {
+        read_view::<M, Self>(raw)
+    }
 }
 
 impl<M: Document> Projection<M> for M {
@@ -58,6 +72,59 @@ impl<M: Document> Projection<M> for M {
     fn projection() -> Option<BsonDocument> {
         None
     }
+
+    fn read(raw: &RawDocument) -> Result<Self> {
+        crate::codec::decode::<M>(raw)
+    }
+}
+
+/// Whether `M` names earlier shapes that may still be stored.
+fn has_earlier_shapes<M: Document>() -> bool {
+    M::VERSIONS.is_some_and(|v| v.first < v.current)
+}
+
+/// The projection a query of `M` read as `P` sends: `P`'s, with `_id`
+/// always (so that an error can name the document), or none while `M` has
+/// earlier shapes (the view is then taken from each document's upgrade).
+pub(crate) fn sent<M: Document, P: Projection<M>>() -> Option<BsonDocument> {
+    if has_earlier_shapes::<M>() {
+        return None;
+    }
+    P::projection().map(|mut projection| {
+        projection.remove("_id");
+        projection
+    })
+}
+
+/// A document sent for the view `P` of `M` (see [`sent`]) read as `P`: a
+/// document at an earlier version is upgraded first; `_id` is kept out when
+/// the view leaves it out; an error names the document by its `_id`.
+fn read_view<M: Document, P: Projection<M>>(raw: &RawDocument) -> Result<P> {
+    let wanted = P::projection().unwrap_or_default();
+    let keeps = |key: &str| match wanted.get(key) {
+        Some(bson::Bson::Int32(0) | bson::Bson::Int64(0) | bson::Bson::Boolean(false)) => false,
+        Some(_) => true,
+        // `_id` is in a projection unless it says otherwise.
+        None => key == "_id",
+    };
+    let upgraded;
+    let whole = if has_earlier_shapes::<M>() {
+        let model = crate::codec::decode::<M>(raw)?;
+        upgraded = bson::serialize_to_raw_document_buf(&model)
+            .map_err(|source| crate::codec::serialize_error(M::NAME, &model, source))?;
+        upgraded.as_ref()
+    } else {
+        raw
+    };
+    let unreadable = |source| crate::codec::decode_error(raw, P::VIEW_NAME, M::COLLECTION, source);
+    let mut view = RawDocumentBuf::new();
+    for element in whole.iter_elements() {
+        let element = element.map_err(unreadable)?;
+        if keeps(element.key().as_str()) {
+            view.append(element.key(), element.value().map_err(unreadable)?);
+        }
+    }
+    crate::codec::decode_named::<P>(&view, raw, P::VIEW_NAME, M::COLLECTION)
 }
 
 /// Whether two stored names are equal, in a constant (the derive's check
