@@ -343,3 +343,109 @@ async fn the_subset_pattern_keeps_the_newest_n_and_the_full_history_in_one_trans
         "nothing written"
     );
 }
+
+/// A line of a [`Cart`], with a bounded list of its own.
+#[derive(Embedded, Serialize, Deserialize, Debug, Clone)]
+struct Line {
+    sku: String,
+    #[embed(max = 2)]
+    notes: Vec<String>,
+}
+
+/// Bounds at two depths.
+#[derive(Document, Serialize, Deserialize, Debug, Clone)]
+#[document(collection = "carts")]
+struct Cart {
+    #[serde(rename = "_id")]
+    id: String,
+    #[embed(max = 3)]
+    lines: Vec<Line>,
+}
+
+/// An insert, an `insert_many` and a replace of a document over one of its
+/// bounds, at the top or inside an item, are refused before anything is
+/// sent, naming the document, the field and the bound (as a typed `set` of
+/// the same array is), instead of being sent for the validator to refuse.
+#[tokio::test]
+async fn a_whole_document_over_a_bound_is_refused_before_sending() {
+    let (client, log) = support::counting_client().await;
+    let db = support::fresh_db(&client, "embed_whole_bound").await;
+    Schema::new().with::<Cart>().sync(&db).await.unwrap();
+    let carts = Repo::<Cart>::new(&db);
+    let line = |notes: usize| Line {
+        sku: "s".into(),
+        notes: (0..notes).map(|i| i.to_string()).collect(),
+    };
+    let ok = Cart {
+        id: "ok".into(),
+        lines: vec![line(2), line(0), line(1)],
+    };
+    let four_lines = Cart {
+        id: "four".into(),
+        lines: vec![line(0), line(0), line(0), line(0)],
+    };
+    let deep = Cart {
+        id: "deep".into(),
+        lines: vec![line(1), line(3)],
+    };
+    log.clear();
+    let over = |err: Error, id: &str, field: &str, len: u64, max: u64| match err {
+        Error::OverBound {
+            collection,
+            id: got,
+            field: f,
+            len: l,
+            max: m,
+            ..
+        } => {
+            assert_eq!(
+                (collection, got.as_str(), f.as_str(), l, m),
+                ("carts", id, field, len, max)
+            );
+        }
+        other => panic!("an OverBound error, not {other}"),
+    };
+    over(
+        carts.insert(&four_lines).await.unwrap_err(),
+        "four",
+        "lines",
+        4,
+        3,
+    );
+    let err = carts.insert(&deep).await.unwrap_err();
+    assert!(err.to_string().contains("`lines[1].notes`"), "{err}");
+    over(err, "deep", "lines[1].notes", 3, 2);
+    over(
+        carts
+            .insert_many(&[ok.clone(), deep.clone()])
+            .await
+            .unwrap_err(),
+        "deep",
+        "lines[1].notes",
+        3,
+        2,
+    );
+    assert_eq!(log.operations(), Vec::<String>::new(), "nothing sent");
+    carts.insert(&ok).await.unwrap();
+    let mut grown = ok.clone();
+    grown.lines.push(line(0));
+    log.clear();
+    over(
+        carts.replace(&grown).await.unwrap_err(),
+        "ok",
+        "lines",
+        4,
+        3,
+    );
+    assert_eq!(log.operations(), Vec::<String>::new(), "nothing sent");
+    assert_eq!(
+        carts
+            .get(&"ok".to_owned())
+            .await
+            .unwrap()
+            .unwrap()
+            .lines
+            .len(),
+        3
+    );
+}

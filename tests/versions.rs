@@ -742,3 +742,193 @@ async fn every_read_path_upgrades_documents_of_every_version() {
         "{err}"
     );
 }
+
+/// A ship's first shape: its log.
+#[derive(Document, Serialize, Deserialize, Debug, Clone)]
+#[document(collection = "ships")]
+struct ShipV1 {
+    #[serde(rename = "_id")]
+    id: String,
+    #[serde(rename = "tenantId")]
+    tenant: String,
+    #[embed(max = 8)]
+    log: Vec<String>,
+}
+
+/// A ship now: sharded on its tenant (stored renamed), and its upgrade
+/// writes one more line to the log, which holds at most 8.
+#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[document(collection = "ships", shard_key(tenant), migrate_from(ShipV1))]
+struct Ship {
+    #[serde(rename = "_id")]
+    id: String,
+    #[serde(rename = "tenantId")]
+    tenant: String,
+    #[embed(max = 8)]
+    log: Vec<String>,
+}
+
+impl schema_core::versions::Upgrade<ShipV1> for Ship {
+    fn upgrade(old: ShipV1) -> Result<Self, String> {
+        let mut log = old.log;
+        log.push("upgraded".into());
+        Ok(Ship {
+            id: old.id,
+            tenant: old.tenant,
+            log,
+        })
+    }
+}
+
+async fn insert_ships(db: &mongodb::Database, lines: &[usize]) {
+    let raw = db.collection::<BsonDocument>("ships");
+    for (i, n) in lines.iter().enumerate() {
+        let log: Vec<String> = (0..*n).map(|l| format!("line {l}")).collect();
+        raw.insert_one(
+            doc! { "_id": format!("s{i:02}"), "tenantId": format!("t{}", i % 3), "log": log },
+        )
+        .await
+        .unwrap();
+    }
+}
+
+/// An upgrade that would hold more than a bound allows is refused like a
+/// step that refuses: a read names the document and the bound, and a
+/// migration stops before sending any of that document's batch.
+#[tokio::test]
+async fn an_upgrade_over_a_bound_is_refused_before_anything_of_its_batch_is_sent() {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, "versions_bound").await;
+    Schema::new().with::<Ship>().sync(&db).await.unwrap();
+    // Nine ships: the sixth holds a full log, which its upgrade overfills.
+    insert_ships(&db, &[0, 1, 2, 3, 4, 8, 6, 7, 5]).await;
+    let ships = Repo::<Ship>::new(&db);
+    let err = ships.get(&"s05".to_owned()).await.unwrap_err();
+    match &err {
+        Error::Upgrade {
+            id, from, reason, ..
+        } => {
+            assert_eq!((id.as_str(), *from), ("s05", 1));
+            assert!(
+                reason.contains("9 items in `log`, over its bound of 8"),
+                "{reason}"
+            );
+        }
+        other => panic!("an upgrade error, not {other}"),
+    }
+    let err = ships
+        .find(Ship::FIELDS.id.eq("s05"))
+        .all()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Upgrade { id, .. } if id == "s05"),
+        "{err}"
+    );
+    assert_eq!(
+        ships
+            .get(&"s04".to_owned())
+            .await
+            .unwrap()
+            .unwrap()
+            .log
+            .len(),
+        5
+    );
+    let err = ships
+        .migrate(MigrateOptions::default(), |_| {})
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Upgrade { id, .. } if id == "s05"),
+        "{err}"
+    );
+    let upgraded = db
+        .collection::<BsonDocument>("ships")
+        .count_documents(doc! { VERSION_FIELD: 2 })
+        .await
+        .unwrap();
+    assert_eq!(upgraded, 0, "nothing of the batch written");
+    // In batches of 4, the batch before the refused one is written.
+    let err = ships
+        .migrate(
+            MigrateOptions {
+                batch_size: 4,
+                ..MigrateOptions::default()
+            },
+            |_| {},
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Upgrade { id, .. } if id == "s05"),
+        "{err}"
+    );
+    let upgraded = db
+        .collection::<BsonDocument>("ships")
+        .count_documents(doc! { VERSION_FIELD: 2 })
+        .await
+        .unwrap();
+    assert_eq!(upgraded, 4, "the first batch only");
+}
+
+/// On a model sharded on other fields than `_id`, every replace a
+/// migration sends (`migrate`, `upgrade`, reads that write back) carries
+/// the shard key's values as stored, so that a mongos sends it to one
+/// shard, as `replace` does.
+#[tokio::test]
+async fn migration_writes_carry_the_shard_key() {
+    let mut options = mongodb::options::ClientOptions::parse(support::uri())
+        .await
+        .unwrap();
+    let log = schema_testkit::CommandLog::keeping_commands();
+    log.record(&mut options);
+    let client = mongodb::Client::with_options(options).unwrap();
+    let db = support::fresh_db(&client, "versions_sharded").await;
+    Schema::new().with::<Ship>().sync(&db).await.unwrap();
+    insert_ships(&db, &[1, 2, 3, 4, 5, 6]).await;
+    let filters = |log: &schema_testkit::CommandLog| -> Vec<BsonDocument> {
+        log.take_sent()
+            .into_iter()
+            .filter(|s| s.name == "update")
+            .flat_map(|s| s.command.get_array("updates").unwrap().clone())
+            .map(|u| u.as_document().unwrap().get_document("q").unwrap().clone())
+            .collect()
+    };
+    let ships = Repo::<Ship>::new(&db);
+    log.take_sent();
+    assert!(ships.upgrade(&"s00".to_owned()).await.unwrap());
+    let sent = filters(&log);
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].get_str("tenantId").unwrap(), "t0", "{:?}", sent[0]);
+    let writing = Repo::<Ship>::new(&db).write_back_upgrades();
+    assert_eq!(
+        writing
+            .get(&"s01".to_owned())
+            .await
+            .unwrap()
+            .unwrap()
+            .log
+            .len(),
+        3
+    );
+    let sent = filters(&log);
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].get_str("tenantId").unwrap(), "t1", "{:?}", sent[0]);
+    let done = ships
+        .migrate(MigrateOptions::default(), |_| {})
+        .await
+        .unwrap();
+    assert_eq!(done.upgraded, 4);
+    let sent = filters(&log);
+    assert_eq!(sent.len(), 4);
+    for q in &sent {
+        let id = q.get_str("_id").unwrap();
+        let n: usize = id[1..].parse().unwrap();
+        assert_eq!(
+            q.get_str("tenantId").unwrap(),
+            format!("t{}", n % 3),
+            "{q:?}"
+        );
+    }
+}
