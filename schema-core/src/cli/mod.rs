@@ -30,11 +30,16 @@
 //!
 //! The server is `--uri` or `MONGODB_URI` (default
 //! `mongodb://localhost:27017`), the database `--db` or `MONGODB_DATABASE`.
+//! Nothing the command prints shows the URI's password: not its help (the
+//! environment's value is not shown), not its usage messages (a URI given
+//! to the wrong flag or as a stray argument is quoted with its password
+//! masked), not its errors.
 //! Exit codes: 0 done (in sync, consistent); 1 `plan --check` found work to
 //! do, or `verify` found a fault; 2 the arguments were wrong (clap's usage
 //! message); 3 an error (the server, the model), on standard error.
 
 mod migrate;
+mod redact;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -60,12 +65,14 @@ struct Args {
     #[arg(
         long,
         env = "MONGODB_URI",
+        // Its value may hold a password: help never shows it.
+        hide_env_values = true,
         default_value = "mongodb://localhost:27017",
         global = true
     )]
     uri: String,
     /// The database the models live in (every command but `diagram`).
-    #[arg(long, env = "MONGODB_DATABASE", global = true)]
+    #[arg(long, env = "MONGODB_DATABASE", global = true, value_parser = database_name)]
     db: Option<String>,
     #[command(subcommand)]
     command: Command,
@@ -152,12 +159,17 @@ impl Outcome {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CliError {
-    /// The arguments were wrong, or help was asked for: clap's message.
+    /// The arguments were wrong, or help was asked for: clap's message,
+    /// without credentials.
     #[error("{0}")]
-    Usage(#[from] clap::Error),
+    Usage(UsageError),
     /// The command needs a database and none was given.
     #[error("no database: give --db or set MONGODB_DATABASE")]
     NoDatabase,
+    /// The connection string (`--uri` or `MONGODB_URI`) could not be read:
+    /// the driver's reason, without the password.
+    #[error("the connection string (--uri or MONGODB_URI) is not valid: {0}")]
+    BadUri(String),
     /// The server or the models refused.
     #[error(transparent)]
     Schema(#[from] Error),
@@ -166,20 +178,84 @@ pub enum CliError {
     Output(#[from] std::io::Error),
 }
 
+/// The arguments were wrong, or help was asked for: clap's message with the
+/// password of every URI it quotes masked (see the [module docs](self)).
+#[derive(Debug)]
+pub struct UsageError {
+    kind: clap::error::ErrorKind,
+    message: String,
+}
+
+impl UsageError {
+    fn new(err: &clap::Error, secrets: &redact::Secrets) -> Self {
+        UsageError {
+            kind: err.kind(),
+            message: secrets.scrub(&err.render().to_string()),
+        }
+    }
+
+    /// What clap found: help asked for, an unknown argument, a bad value...
+    pub fn kind(&self) -> clap::error::ErrorKind {
+        self.kind
+    }
+
+    /// Whether it is a mistake (printed on standard error), not the help
+    /// asked for (standard output).
+    pub fn use_stderr(&self) -> bool {
+        !matches!(
+            self.kind,
+            clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
+        )
+    }
+
+    /// The process's exit code: 0 for help, 2 for a mistake.
+    pub fn exit_code(&self) -> i32 {
+        if self.use_stderr() {
+            2
+        } else {
+            0
+        }
+    }
+}
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
 /// Runs the schema command with the process's arguments, printing to
 /// standard output (errors to standard error), and returns its exit code.
 pub async fn run(schema: &Schema) -> ExitCode {
+    run_args(schema, std::env::args_os()).await
+}
+
+/// [`run`] with these arguments (the first is the program's name), for a
+/// program that builds them itself: prints as `run` does and returns the
+/// exit code.
+pub async fn run_args<I, T>(schema: &Schema, args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let secrets = redact::Secrets::gather(&args);
     let mut out = std::io::stdout();
-    match run_with(schema, std::env::args_os(), &mut out).await {
+    match run_with(schema, args, &mut out).await {
         Ok(outcome) => outcome.exit_code(),
         Err(CliError::Usage(e)) => {
-            // Help and version go to standard output with 0; mistakes to
-            // standard error with 2.
-            let _ = e.print();
+            // Help goes to standard output with 0; mistakes to standard
+            // error with 2.
+            if e.use_stderr() {
+                eprint!("{e}");
+            } else {
+                print!("{e}");
+            }
             ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2))
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            // Masked again: the database's name, say, is quoted by errors.
+            eprintln!("error: {}", secrets.scrub(&e.to_string()));
             ExitCode::from(3)
         }
     }
@@ -196,18 +272,33 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let args = Args::try_parse_from(args)?;
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let secrets = redact::Secrets::gather(&args);
+    let args =
+        Args::try_parse_from(args).map_err(|e| CliError::Usage(UsageError::new(&e, &secrets)))?;
     if let Command::Diagram = args.command {
         return draw(schema, out);
     }
     let command = args.command;
     let name = args.db.as_deref().ok_or(CliError::NoDatabase)?;
-    let client = mongodb::Client::with_uri_str(&args.uri)
+    let options = mongodb::options::ClientOptions::parse(&args.uri)
         .await
-        .map_err(|e| Error::from_server(e, "connect to", name))?;
+        .map_err(|e| CliError::BadUri(secrets.scrub(&Error::from(e).to_string())))?;
+    let client = mongodb::Client::with_options(options)
+        .map_err(|e| CliError::BadUri(secrets.scrub(&Error::from(e).to_string())))?;
     let outcome = against(schema, &client.database(name), command, out).await;
     client.shutdown().await;
     outcome
+}
+
+/// `--db`: a name the server can hold (not empty; no `/`, `\`, `.`, space,
+/// `"`, `$` nor NUL). Refused here rather than by the server, whose message would
+/// quote it (a URI given to `--db` by mistake, say).
+fn database_name(name: &str) -> Result<String, String> {
+    if name.is_empty() || name.contains(['/', '\\', '.', ' ', '"', '$', '\0']) {
+        return Err("a database name is not empty and holds none of `/\\. \"$` nor NUL".into());
+    }
+    Ok(name.to_owned())
 }
 
 /// Runs a command that needs the server, on `db`.
