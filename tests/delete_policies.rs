@@ -498,3 +498,109 @@ mod cycle {
         assert!(Schema::new().with::<Left>().check().is_ok());
     }
 }
+
+/// A cook, whose favourite dishes are a two-sided link.
+#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[document(collection = "cooks")]
+struct Cook {
+    #[serde(rename = "_id")]
+    id: String,
+    #[many_to_many(two_sided, to = Dish, inverse = favorited_by, max = 50)]
+    favorite_ids: Vec<String>,
+}
+
+/// A dish, deleted with its author, favourited by cooks.
+#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[document(collection = "dishes")]
+struct Dish {
+    #[serde(rename = "_id")]
+    id: String,
+    #[reference(index, to = Cook, on_delete = "cascade")]
+    author_id: String,
+    #[many_to_many(two_sided, to = Cook, inverse = favorite_ids, max = 50)]
+    favorited_by: Vec<String>,
+}
+
+/// One delete does everything the models declare: deleting a cook pulls
+/// their id from every dish they favourited, cascades to their dishes
+/// (a model with two-sided links itself), and pulls each deleted dish from
+/// every cook who favourited it; a model the schema does not know is
+/// refused before anything is sent.
+#[tokio::test]
+async fn a_delete_pulls_the_two_sided_links_of_every_document_it_deletes() {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, "policies_links").await;
+    let schema = Schema::new().with::<Cook>().with::<Dish>();
+    schema.sync(&db).await.unwrap();
+    let cooks = Repo::<Cook>::new(&db);
+    let dishes = Repo::<Dish>::new(&db);
+    let cook = |id: &str| Cook {
+        id: id.into(),
+        favorite_ids: Vec::new(),
+    };
+    let dish = |id: &str, author: &str| Dish {
+        id: id.into(),
+        author_id: author.into(),
+        favorited_by: Vec::new(),
+    };
+    cooks
+        .insert_many(&[cook("ada"), cook("bob"), cook("cy")])
+        .await
+        .unwrap();
+    dishes
+        .insert_many(&[dish("soup", "bob"), dish("pie", "bob"), dish("stew", "cy")])
+        .await
+        .unwrap();
+    let favourites = Links::new(&db, Cook::FIELDS.favorite_ids);
+    for (who, what) in [
+        ("ada", "soup"),
+        ("ada", "stew"),
+        ("bob", "stew"),
+        ("cy", "pie"),
+        ("cy", "soup"),
+    ] {
+        favourites
+            .link(&who.to_owned(), &what.to_owned())
+            .await
+            .unwrap();
+    }
+
+    // Bob: his two dishes go (cascade), and with them every favourite of
+    // them; his own favourite (stew) loses him.
+    let deleted = schema.delete::<Cook>(&db, &"bob".to_owned()).await.unwrap();
+    assert!(deleted.parent);
+    assert_eq!(deleted.cascaded_from("dishes"), 2);
+    let ada = cooks.get(&"ada".to_owned()).await.unwrap().unwrap();
+    assert_eq!(ada.favorite_ids, ["stew"]);
+    let cy = cooks.get(&"cy".to_owned()).await.unwrap().unwrap();
+    assert!(cy.favorite_ids.is_empty(), "{:?}", cy.favorite_ids);
+    let stew = dishes.get(&"stew".to_owned()).await.unwrap().unwrap();
+    assert_eq!(stew.favorited_by, ["ada"]);
+
+    // Ada, who favourited stew: stew no longer names her.
+    schema.delete::<Cook>(&db, &"ada".to_owned()).await.unwrap();
+    let stew = dishes.get(&"stew".to_owned()).await.unwrap().unwrap();
+    assert!(stew.favorited_by.is_empty(), "{:?}", stew.favorited_by);
+    // Every link left has both sides.
+    let left: Vec<Cook> = cooks.find(Filter::all()).scan().all().await.unwrap();
+    for c in &left {
+        for d in &c.favorite_ids {
+            let d = dishes.get(d).await.unwrap().expect("no dangling favourite");
+            assert!(d.favorited_by.contains(&c.id));
+        }
+    }
+
+    // A schema without the parent's model: refused, nothing sent.
+    let err = Schema::new()
+        .with::<Dish>()
+        .delete::<Cook>(&db, &"cy".to_owned())
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("`Cook` is not in this schema"),
+        "{err}"
+    );
+    assert!(cooks.get(&"cy".to_owned()).await.unwrap().is_some());
+}

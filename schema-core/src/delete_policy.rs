@@ -21,14 +21,73 @@
 //! [`PolicyGraph`] is the graph of a [`Schema`](crate::Schema)'s policies:
 //! [`Schema::check`](crate::Schema::check) (and so `plan` and `sync`)
 //! refuses a cycle of cascades (a parent whose deletion would cascade back
-//! to its own collection, itself included), and a cascade into a model
-//! with two-sided links (whose inverse arrays a cascade does not pull).
-//! [`Schema::delete`](crate::Schema::delete) runs the policies.
+//! to its own collection, itself included).
+//! [`Schema::delete`](crate::Schema::delete) runs the policies, and pulls
+//! the id of every document it deletes from the other side of its model's
+//! two-sided links.
 
 use std::fmt;
 
+use bson::{doc, Bson, Document as BsonDocument};
+use mongodb::{ClientSession, Database};
+
 use crate::error::{Error, Result};
 use crate::model::{Document, OnDelete, Relation, Stamp};
+
+/// The other side of one two-sided link (`#[many_to_many(two_sided)]`):
+/// deleting a document of the model that declares it pulls the document's
+/// id from this array of every target document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct InverseArray {
+    /// The target's collection.
+    pub(crate) target: &'static str,
+    /// The stored name of its inverse array.
+    pub(crate) array: &'static str,
+    /// The target model's version and timestamps.
+    pub(crate) stamp: Stamp,
+}
+
+impl InverseArray {
+    /// Pulls the ids `matcher` matches (an id, or `{$in: [..]}`) from the
+    /// array of every target document that holds one, stamping them: one
+    /// `update`.
+    pub(crate) async fn pull(
+        &self,
+        db: &Database,
+        session: Option<&mut ClientSession>,
+        matcher: Bson,
+    ) -> Result<()> {
+        let other = db.collection::<BsonDocument>(self.target);
+        let mut pull = doc! { "$pull": { self.array: matcher.clone() } };
+        self.stamp.apply(&mut pull, false)?;
+        crate::repo::with_session!(
+            other.update_many(doc! { self.array: matcher }, pull),
+            session
+        )
+        .map_err(|e| Error::from_server(e, "update", self.target))?;
+        Ok(())
+    }
+}
+
+/// The other side of every two-sided link among `relations`.
+pub(crate) fn inverse_arrays(relations: &[Relation]) -> Vec<InverseArray> {
+    relations
+        .iter()
+        .filter_map(|r| match *r {
+            Relation::ManyToMany {
+                target,
+                inverse: Some(array),
+                stamp,
+                ..
+            } => Some(InverseArray {
+                target,
+                array,
+                stamp,
+            }),
+            _ => None,
+        })
+        .collect()
+}
 
 /// One declared policy: the child model's reference to its parent.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,36 +144,41 @@ impl fmt::Display for RefPolicy {
     }
 }
 
-/// The delete policies of a schema, by parent collection.
+/// The delete policies of a schema, by parent collection, and the
+/// two-sided links of its collections (whose ids a delete pulls from the
+/// other side).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PolicyGraph {
     edges: Vec<RefPolicy>,
+    links: Vec<(&'static str, InverseArray)>,
 }
 
 impl PolicyGraph {
-    /// The graph of `policies`; refuses a cycle of cascades, and a cascade
-    /// into a collection of `linked` (models with two-sided links).
+    /// The graph of `policies` and `links` (a collection, the other side
+    /// of one of its two-sided links); refuses a cycle of cascades.
     pub(crate) fn new(
         policies: impl IntoIterator<Item = RefPolicy>,
-        linked: &[&'static str],
+        links: Vec<(&'static str, InverseArray)>,
     ) -> Result<PolicyGraph> {
         let graph = PolicyGraph {
             edges: policies.into_iter().collect(),
+            links,
         };
-        if let Some(edge) = graph
-            .edges
-            .iter()
-            .find(|e| e.policy == OnDelete::Cascade && linked.contains(&e.collection))
-        {
-            return Err(Error::Model(format!(
-                "`{}.{}` cascades deletes into `{}`, whose model has two-sided links: a cascade deletes with `deleteMany` and would leave its ids in the other side's arrays; use \"restrict\" and delete those documents with `Repo::delete`",
-                edge.collection, edge.field, edge.collection
-            )));
-        }
         if let Some(cycle) = graph.cascade_cycle() {
             return Err(Error::CascadeCycle { cycle });
         }
         Ok(graph)
+    }
+
+    /// The other side of each two-sided link of `collection`'s model.
+    pub(crate) fn links_of<'a>(
+        &'a self,
+        collection: &'a str,
+    ) -> impl Iterator<Item = &'a InverseArray> + 'a {
+        self.links
+            .iter()
+            .filter(move |(c, _)| *c == collection)
+            .map(|(_, link)| link)
     }
 
     /// Every policy, in the order the models were added.
@@ -203,32 +267,33 @@ mod tests {
             edge("b", "c", Cascade),
             edge("c", "a", Restrict),
         ];
-        assert!(PolicyGraph::new(ok, &[]).is_ok());
+        assert!(PolicyGraph::new(ok, Vec::new()).is_ok());
         let cycle = [
             edge("a", "b", Cascade),
             edge("b", "c", Cascade),
             edge("c", "a", Cascade),
         ];
-        match PolicyGraph::new(cycle, &[]) {
+        match PolicyGraph::new(cycle, Vec::new()) {
             Err(Error::CascadeCycle { cycle }) => assert_eq!(cycle, ["a", "b", "c", "a"]),
             other => panic!("{other:?}"),
         }
         let itself = [edge("tree", "tree", Cascade)];
         assert!(matches!(
-            PolicyGraph::new(itself, &[]),
+            PolicyGraph::new(itself, Vec::new()),
             Err(Error::CascadeCycle { .. })
         ));
         let set_null_back = [edge("a", "b", Cascade), edge("b", "a", SetNull)];
-        assert!(PolicyGraph::new(set_null_back, &[]).is_ok());
-        let linked = [edge("a", "b", Cascade)];
-        assert!(PolicyGraph::new(linked, &["b"]).is_err());
+        assert!(PolicyGraph::new(set_null_back, Vec::new()).is_ok());
     }
 
     #[test]
     fn restrict_comes_first() {
         use OnDelete::*;
-        let graph =
-            PolicyGraph::new([edge("a", "b", Cascade), edge("a", "c", Restrict)], &[]).unwrap();
+        let graph = PolicyGraph::new(
+            [edge("a", "b", Cascade), edge("a", "c", Restrict)],
+            Vec::new(),
+        )
+        .unwrap();
         let order: Vec<_> = graph.dependents("a").iter().map(|e| e.policy).collect();
         assert_eq!(order, [Restrict, Cascade]);
     }

@@ -170,20 +170,22 @@ impl Schema {
         Ok(())
     }
 
-    /// The delete policies of the models (see
+    /// The delete policies of the models and their two-sided links (see
     /// [`delete_policy`](crate::delete_policy)); refuses a cycle of cascades
-    /// with [`Error::CascadeCycle`], and a cascade into a model with
-    /// two-sided links.
+    /// with [`Error::CascadeCycle`].
     pub fn policies(&self) -> Result<PolicyGraph> {
-        let linked: Vec<&'static str> = self
+        let links = self
             .models
             .iter()
-            .filter(|m| m.needs_transactions)
-            .map(|m| m.collection)
+            .flat_map(|m| {
+                crate::delete_policy::inverse_arrays(&m.relations)
+                    .into_iter()
+                    .map(|link| (m.collection, link))
+            })
             .collect();
         PolicyGraph::new(
             self.models.iter().flat_map(|m| m.on_delete.iter().cloned()),
-            &linked,
+            links,
         )
     }
 

@@ -67,9 +67,10 @@ use mongodb::ClientSession;
 use crate::action::Action;
 use crate::codec::{self, id_to_bson};
 use crate::collation::IndexCollation;
+use crate::delete_policy::inverse_arrays;
 use crate::error::{id_text, Error, FailedInsert, InsertManyFailure, Result};
 use crate::filter::Filter;
-use crate::model::{Document, Relation, Stamp, Updatable};
+use crate::model::{Document, Updatable};
 use crate::repo::{with_session, Repo};
 use crate::txn;
 use crate::update::{Update, UpdateParts};
@@ -799,7 +800,7 @@ impl<M: Document> Repo<M> {
         filter: Matching,
         how: Delete,
     ) -> Result<Option<Deleted>> {
-        if inverse_arrays::<M>().is_empty() {
+        if inverse_arrays(&M::relations()).is_empty() {
             return self.delete_opt(session, &filter, how).await;
         }
         let models = [M::NAME];
@@ -825,7 +826,7 @@ impl<M: Document> Repo<M> {
         matching: &Matching,
         how: Delete,
     ) -> Result<Option<Deleted>> {
-        let cascades = !inverse_arrays::<M>().is_empty();
+        let cascades = !inverse_arrays(&M::relations()).is_empty();
         let (filter, collation) = (&matching.filter, &matching.collation);
         let deleted = match how {
             Delete::Returning => {
@@ -902,20 +903,9 @@ impl<M: Document> Repo<M> {
         mut session: Option<&mut ClientSession>,
         matcher: Bson,
     ) -> Result<()> {
-        for Inverse {
-            target,
-            array,
-            stamp,
-        } in inverse_arrays::<M>()
-        {
-            let other = self.database().collection::<BsonDocument>(target);
-            let mut pull = doc! { "$pull": { array: matcher.clone() } };
-            stamp.apply(&mut pull, false)?;
-            with_session!(
-                other.update_many(doc! { array: matcher.clone() }, pull),
-                session.as_deref_mut()
-            )
-            .map_err(|e| Error::from_server(e, "update", target))?;
+        for link in inverse_arrays(&M::relations()) {
+            link.pull(self.database(), session.as_deref_mut(), matcher.clone())
+                .await?;
         }
         Ok(())
     }
@@ -1015,34 +1005,4 @@ fn result(r: mongodb::results::UpdateResult) -> UpdateResult {
         modified: r.modified_count,
         upserted_id: r.upserted_id,
     }
-}
-
-/// The other side of one two-sided link of `M`.
-struct Inverse {
-    /// The target's collection.
-    target: &'static str,
-    /// The stored name of its inverse array.
-    array: &'static str,
-    /// The target model's version and timestamps.
-    stamp: Stamp,
-}
-
-/// The other side of every two-sided link of `M`.
-fn inverse_arrays<M: Document>() -> Vec<Inverse> {
-    M::relations()
-        .into_iter()
-        .filter_map(|r| match r {
-            Relation::ManyToMany {
-                target,
-                inverse: Some(array),
-                stamp,
-                ..
-            } => Some(Inverse {
-                target,
-                array,
-                stamp,
-            }),
-            _ => None,
-        })
-        .collect()
 }

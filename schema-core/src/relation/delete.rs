@@ -131,6 +131,20 @@ impl<'a, P: Document> Delete<'a, P> {
 
     async fn run(self) -> Result<Deleted> {
         let graph = self.schema.policies()?;
+        // A model the schema does not know has policies and links it
+        // cannot see: refused before anything is sent.
+        if !self
+            .schema
+            .models()
+            .iter()
+            .any(|m| m.name == P::NAME && m.collection == P::COLLECTION)
+        {
+            return Err(Error::Model(format!(
+                "`{}` is not in this schema, so its delete policies and links are unknown to it: add it (`.with::<{}>()`, with every model that references it); nothing was sent",
+                P::NAME,
+                P::NAME
+            )));
+        }
         let id = crate::codec::id_to_bson::<P>(self.id)?;
         require_indexes(self.db, &graph, P::COLLECTION).await?;
         let walk = Walk {
@@ -299,10 +313,29 @@ impl<'g> Walk<'g> {
     ) -> Result<()> {
         self.dependents(session.as_deref_mut(), collection, vec![id.clone()])
             .await?;
+        self.pull_links(session.as_deref_mut(), collection, id.clone())
+            .await?;
         let coll = self.db.collection::<BsonDocument>(collection);
         let deleted = crate::repo::with_session!(coll.delete_one(doc! { "_id": id }), session)
             .map_err(|e| Error::from_server(e, "delete from", collection))?;
         self.report.parent = deleted.deleted_count == 1;
+        Ok(())
+    }
+
+    /// Pulls the ids `matcher` matches, documents of `collection` about to
+    /// be deleted, from the other side of its model's two-sided links
+    /// (before the delete: an interrupted batched delete leaves the
+    /// documents, which a rerun deletes, never an id of a deleted one).
+    async fn pull_links(
+        &self,
+        mut session: Option<&mut ClientSession>,
+        collection: &'static str,
+        matcher: Bson,
+    ) -> Result<()> {
+        for link in self.graph.links_of(collection) {
+            link.pull(self.db, session.as_deref_mut(), matcher.clone())
+                .await?;
+        }
         Ok(())
     }
 
@@ -341,6 +374,12 @@ impl<'g> Walk<'g> {
                         }
                         self.dependents(session.as_deref_mut(), edge.collection, children.clone())
                             .await?;
+                        self.pull_links(
+                            session.as_deref_mut(),
+                            edge.collection,
+                            Bson::Document(doc! { "$in": children.clone() }),
+                        )
+                        .await?;
                         let coll = self.db.collection::<BsonDocument>(edge.collection);
                         let filter = doc! { "_id": { "$in": children } };
                         let deleted = crate::repo::with_session!(
