@@ -7,7 +7,7 @@ use syn::ext::IdentExt;
 
 use super::report;
 use crate::ast::{Derive, Input};
-use crate::attr::{FieldKind, TimeSeriesAttr};
+use crate::attr::{FieldKind, OnDelete, TimeSeriesAttr};
 use crate::ctxt::Ctxt;
 use crate::ty;
 
@@ -26,6 +26,7 @@ pub(super) fn check(cx: &Ctxt, input: &Input) {
     meta_is_a_field_of_its_own(cx, input, ts);
     timeseries_has_no_unique_or_ttl_index(cx, input);
     timeseries_is_not_updated(cx, input, ts);
+    clearing_reference_is_refused(cx, input, ts);
 }
 
 /// The time field is a stored, required `bson::DateTime`: the server
@@ -119,5 +120,35 @@ fn timeseries_is_not_updated(cx: &Ctxt, input: &Input, ts: &TimeSeriesAttr) {
                 format!("`#[many_to_many]` on a time series: a link adds ids to a stored measurement, and {why}; keep the links on the other model (`one_sided`) or in a `Through` collection"),
             );
         }
+    }
+}
+
+/// A reference that a delete of its parent sets to null or unsets is
+/// written in place, in batches of children named by `_id`; the server
+/// updates a measurement only by a filter on its meta field alone (code 72
+/// otherwise, and the parent is left), so a time series' references are
+/// deleted with their parent or keep it (`cascade`, `restrict`).
+fn clearing_reference_is_refused(cx: &Ctxt, input: &Input, ts: &TimeSeriesAttr) {
+    for field in input.struct_fields() {
+        let FieldKind::Reference(reference) = &field.kind else {
+            continue;
+        };
+        let Some((policy @ (OnDelete::SetNull | OnDelete::Unset), span)) = reference.on_delete
+        else {
+            continue;
+        };
+        let name = &field.name;
+        let policy = policy.name();
+        let meta = if ts.meta_name().as_deref() == Some(name.as_str()) {
+            " (the meta field too: `Schema::delete` names them by `_id`, in batches)"
+        } else {
+            ""
+        };
+        report(
+            cx,
+            field,
+            span,
+            format!("a time series takes `on_delete = \"cascade\"` (the measurements go with their parent) or `\"restrict\"` (the parent's delete is refused while they exist), not `\"{policy}\"`: clearing `{name}` would update measurements{meta}, and the server updates a measurement only by a filter on its meta field alone (code 72, and the parent would stay)"),
+        );
     }
 }
