@@ -189,6 +189,21 @@ async fn migrate_upgrades_in_batches_and_names_a_refused_document() {
         printed,
         "Person: 2 upgraded, 0 already upgraded by another writer, left: v1 1, v2 1\n"
     );
+    // The gate for CI: documents at earlier versions, exit 1, nothing
+    // written.
+    let check = ["--db", &name, "migrate", "--check"];
+    let (outcome, printed) = schema(&people, &uri, &check).await;
+    assert_eq!(outcome.unwrap(), Outcome::Found, "{printed}");
+    assert_eq!(
+        printed,
+        "versions: people: 1 at v1, 1 at v2, 2 at v3 (current)\n"
+    );
+    assert_eq!(
+        raw.count_documents(doc! { "schemaVersion": 3 })
+            .await
+            .unwrap(),
+        2
+    );
     // Mended, run again: it resumes.
     raw.update_one(
         doc! { "_id": "d" },
@@ -209,6 +224,12 @@ async fn migrate_upgrades_in_batches_and_names_a_refused_document() {
             .await
             .unwrap(),
         4
+    );
+    let (outcome, printed) = schema(&people, &uri, &check).await;
+    assert_eq!(outcome.unwrap(), Outcome::Done, "{printed}");
+    assert!(
+        printed.ends_with("migrate: no document is at an earlier version\n"),
+        "{printed}"
     );
     let (outcome, _) = schema(
         &people,

@@ -12,6 +12,24 @@ use super::CliError;
 use crate::migrate::{MigrateOptions, Progress};
 use crate::schema::Schema;
 
+/// `migrate --check`: the documents of each versioned model per version
+/// (reads only); whether any is at an earlier version.
+pub(super) async fn check(
+    schema: &Schema,
+    db: &mongodb::Database,
+    out: &mut (dyn Write + Send),
+) -> Result<bool, CliError> {
+    let mut earlier = false;
+    for count in schema.plan(db).await?.versions {
+        writeln!(out, "versions: {count}")?;
+        earlier |= count.earlier() > 0;
+    }
+    if !earlier {
+        writeln!(out, "migrate: no document is at an earlier version")?;
+    }
+    Ok(earlier)
+}
+
 /// Runs every model's migration, showing its progress on `out` (or a bar).
 pub(super) async fn run(
     schema: &Schema,

@@ -25,6 +25,7 @@
 //! schema --db shop sync --on-violations moderate
 //! schema --db shop verify                # exit 1 when a link or copy is off
 //! schema --db shop migrate --pause-ms 50 # upgrade earlier versions, resumable
+//! schema --db shop migrate --check       # exit 1 while a document is at an earlier version
 //! schema diagram > docs/models.md        # no server needed
 //! ```
 //!
@@ -34,8 +35,9 @@
 //! environment's value is not shown), not its usage messages (a URI given
 //! to the wrong flag or as a stray argument is quoted with its password
 //! masked), not its errors.
-//! Exit codes: 0 done (in sync, consistent); 1 `plan --check` found work to
-//! do, or `verify` found a fault; 2 the arguments were wrong (clap's usage
+//! Exit codes: 0 done (in sync, consistent, migrated); 1 `plan --check` found
+//! work to do, `verify` found a fault, or `migrate --check` documents at an
+//! earlier version; 2 the arguments were wrong (clap's usage
 //! message); 3 an error (the server, the model), on standard error.
 
 mod migrate;
@@ -109,6 +111,11 @@ enum Command {
         /// A pause after each batch, in milliseconds, to bound the load.
         #[arg(long)]
         pause_ms: Option<u64>,
+        /// Upgrade nothing: print the documents per version and exit with 1
+        /// while any is at an earlier version (a CI gate on a finished
+        /// migration).
+        #[arg(long)]
+        check: bool,
     },
     /// Print the models as a Mermaid flowchart (no server needed).
     Diagram,
@@ -349,9 +356,11 @@ async fn against(
             write!(out, "{check}")?;
             !check.is_consistent()
         }
+        Command::Migrate { check: true, .. } => migrate::check(schema, db, out).await?,
         Command::Migrate {
             batch_size,
             pause_ms,
+            check: false,
         } => {
             let options = MigrateOptions {
                 batch_size,
