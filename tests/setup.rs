@@ -310,3 +310,122 @@ async fn a_standalone_server_is_refused_at_setup_when_the_schema_needs_transacti
     // A schema without two-sided links sets up fine on a standalone.
     Schema::new().with::<Post>().sync(&db).await.unwrap();
 }
+
+#[derive(Document, Serialize, Deserialize, Debug, Clone)]
+#[document(
+    collection = "tickets",
+    index(keys(a = asc)),
+    index(keys(c = asc))
+)]
+struct Ticket {
+    #[serde(rename = "_id")]
+    id: String,
+    a: i32,
+    b: i32,
+    c: i32,
+}
+
+#[derive(Document, Serialize, Deserialize, Debug, Clone)]
+#[document(
+    collection = "members",
+    index(keys(name = asc)),
+    index(keys(email = asc), unique, name = "email_unique")
+)]
+struct Member {
+    #[serde(rename = "_id")]
+    id: String,
+    name: String,
+    email: String,
+}
+
+#[tokio::test]
+async fn an_index_the_server_refuses_is_named_with_its_keys_and_what_was_done_before_it() {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, "setup_refused_index").await;
+    // Between the two declared indexes, one the server refuses (code 67,
+    // CannotCreateIndex): a TTL on two keys (the derive refuses it; a model
+    // described by hand does not).
+    let mut ticket = schema_core::ModelInfo::of::<Ticket>();
+    let mut ttl = schema_core::IndexSpec::new(
+        vec![
+            ("a".to_owned(), schema_core::Direction::Asc),
+            ("b".to_owned(), schema_core::Direction::Asc),
+        ],
+        schema_core::IndexOrigin::Declared,
+    );
+    ttl.name = "ttl_ab".to_owned();
+    ttl.expire_after = Some(std::time::Duration::from_secs(60));
+    ticket.indexes.insert(1, ttl);
+    let mut tickets = Schema::new();
+    tickets.push(ticket);
+
+    let err = tickets.sync(&db).await.unwrap_err();
+    let message = err.to_string();
+    assert!(matches!(err, Error::SetupRefused { .. }), "{message}");
+    assert_eq!(err.code(), Some(67), "{message}");
+    for words in [
+        "setup stopped at `tickets`",
+        "create index ttl_ab { \"a\": 1, \"b\": 1 } expireAfterSeconds=60",
+        "code 67 (CannotCreateIndex)",
+        "the collection `tickets` was created",
+        "the index `a_1` of `tickets` was built",
+        "run `plan` to see what is left",
+    ] {
+        assert!(message.contains(words), "{words:?} in {message}");
+    }
+    // As it says: the collection and the index before it, nothing after.
+    assert_eq!(index_names(&db, "tickets").await, ["_id_", "a_1"]);
+    let plan = tickets.plan(&db).await.unwrap();
+    let left: Vec<&str> = plan
+        .actions
+        .iter()
+        .map(|a| match a {
+            Action::CreateIndex { spec, .. } => spec.name.as_str(),
+            other => panic!("only indexes are left: {other:?}"),
+        })
+        .collect();
+    assert_eq!(left, ["ttl_ab", "c_1"]);
+}
+
+#[tokio::test]
+async fn a_unique_index_over_stored_duplicates_is_named_without_the_duplicated_value() {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, "setup_refused_unique").await;
+    let members = db.collection::<BsonDocument>("members");
+    members
+        .insert_many([
+            doc! { "_id": "m1", "name": "Ann", "email": "twice@example.org" },
+            doc! { "_id": "m2", "name": "Bob", "email": "twice@example.org" },
+        ])
+        .await
+        .unwrap();
+
+    let schema = Schema::new().with::<Member>();
+    let err = schema.sync(&db).await.unwrap_err();
+    let message = err.to_string();
+    assert!(matches!(err, Error::SetupRefused { .. }), "{message}");
+    assert_eq!(err.code(), Some(code::DUPLICATE_KEY), "{message}");
+    for words in [
+        "setup stopped at `members`",
+        "create index email_unique { \"email\": 1 } unique",
+        "code 11000",
+        "make their keys unique",
+        "the validator of `members` was updated",
+        "the index `name_1` of `members` was built",
+    ] {
+        assert!(message.contains(words), "{words:?} in {message}");
+    }
+    assert!(!message.contains("twice@example.org"), "{message}");
+    assert_eq!(index_names(&db, "members").await, ["_id_", "name_1"]);
+
+    // The duplicate fixed, setup finishes.
+    members
+        .update_one(
+            doc! { "_id": "m2" },
+            doc! { "$set": { "email": "bob@example.org" } },
+        )
+        .await
+        .unwrap();
+    schema.sync(&db).await.unwrap();
+    assert!(schema.plan(&db).await.unwrap().is_empty());
+}

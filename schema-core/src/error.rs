@@ -49,6 +49,23 @@ pub enum Error {
         /// The model's index.
         wanted: String,
     },
+    /// The server refused a step of setup (an index it cannot build: an
+    /// option it refuses, a unique index over keys stored twice). The
+    /// steps before it stay done and the message lists them; the steps
+    /// after it were not tried (the plan shows what is left).
+    #[error("{}", setup_refused_message(collection, step, reason, done))]
+    SetupRefused {
+        /// The collection of the refused step.
+        collection: String,
+        /// The step in the plan's words: `create index ttl_ab { "a": 1,
+        /// "b": 1 } expireAfterSeconds=60`.
+        step: String,
+        /// The server's refusal (its code: [`Error::code`]).
+        reason: Box<Error>,
+        /// What this run did before it, a sentence each: "the collection
+        /// `tickets` was created".
+        done: Vec<String>,
+    },
     /// Two models are declared on one collection (see
     /// [`Schema::check`](crate::Schema::check)); refused before anything was sent.
     #[error("{}", clash_message(collection, first, second))]
@@ -527,6 +544,7 @@ impl Error {
             Error::WriteConflict { .. } => Some(code::WRITE_CONFLICT),
             Error::PermissionDenied { .. } => Some(code::UNAUTHORIZED),
             Error::TransactionRetriesExhausted { last, .. } => last.code(),
+            Error::SetupRefused { reason, .. } => reason.code(),
             Error::WriteRefused { code, .. } => Some(*code),
             Error::InsertMany(failure) => failure.failed.first().and_then(|f| f.reason.code()),
             _ => None,
@@ -596,6 +614,30 @@ fn unindexed_message(model: &str, query: &QueryFields, index: Option<&str>) -> S
     format!(
         "{what} would scan the collection: {fix} `.scan()` on the query to scan on purpose; \
          nothing was sent"
+    )
+}
+
+fn setup_refused_message(collection: &str, step: &str, reason: &Error, done: &[String]) -> String {
+    let why = match reason {
+        Error::DuplicateKey { .. } => "code 11000 (DuplicateKey): stored documents share a key \
+                                       of this unique index; make their keys unique first"
+            .to_owned(),
+        other => {
+            let why = other.to_string();
+            match why.strip_prefix("the server refused the command: ") {
+                Some(rest) => rest.to_owned(),
+                None => why,
+            }
+        }
+    };
+    let done = if done.is_empty() {
+        "nothing was changed before it".to_owned()
+    } else {
+        format!("done before it: {}", done.join("; "))
+    };
+    format!(
+        "setup stopped at `{collection}`: the server refused to {step}: {why}; {done}; the \
+         steps after it were not tried: run `plan` to see what is left"
     )
 }
 

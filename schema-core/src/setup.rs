@@ -1,7 +1,10 @@
 //! Setup: make the server match the models. Creates missing collections with
 //! their validators, updates changed validators with `collMod`, creates
 //! missing indexes (one `createIndexes` per collection), and reports drift.
-//! On a server that already matches it sends reads only.
+//! On a server that already matches it sends reads only. An index the
+//! server refuses (an option it does not take, a unique index over keys
+//! stored twice) stops setup with [`Error::SetupRefused`], naming the
+//! collection, the index and its keys, and what was done before it.
 //!
 //! A validator change that existing documents fail is refused unless the
 //! caller says how ([`OnViolations`]): after a stricter validator is applied
@@ -17,6 +20,7 @@ use mongodb::options::ValidationLevel;
 use mongodb::Database;
 
 use crate::error::{Error, Result};
+use crate::index::IndexSpec;
 use crate::plan::{
     diff_indexes, same_validator, Action, Plan, ServerIndex, VersionCount, Violators,
     VIOLATOR_SAMPLE,
@@ -230,7 +234,11 @@ pub(crate) async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Re
     }
 
     let mut report = SyncReport::default();
-    let mut to_create: BTreeMap<String, Vec<mongodb::IndexModel>> = BTreeMap::new();
+    // The indexes to build per collection, each with whether it replaces a
+    // server index dropped above.
+    let mut to_create: BTreeMap<String, Vec<(IndexSpec, bool)>> = BTreeMap::new();
+    // What this run did, in words, for an error that stops it.
+    let mut done: Vec<String> = Vec::new();
     // Sharded once their indexes exist: the shard key's among them.
     let mut to_shard = Vec::new();
     for action in plan.actions {
@@ -285,7 +293,7 @@ pub(crate) async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Re
                 to_create
                     .entry(collection)
                     .or_default()
-                    .push(spec.to_index_model());
+                    .push((spec.clone(), false));
             }
             Action::IndexVisibility { name, hidden, .. } => {
                 db.run_command(doc! {
@@ -299,10 +307,15 @@ pub(crate) async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Re
                 coll.drop_index(&server.name)
                     .await
                     .map_err(|e| Error::from_server(e, "drop index on", &collection))?;
+                done.push(format!(
+                    "the index `{}` of `{collection}` was dropped, to be built again as the \
+                     model declares it",
+                    server.name
+                ));
                 to_create
                     .entry(collection)
                     .or_default()
-                    .push(wanted.to_index_model());
+                    .push(((**wanted).clone(), true));
             }
             Action::ExtraIndex { index, .. } => {
                 if !options.drop_extra_indexes {
@@ -323,19 +336,103 @@ pub(crate) async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Re
                 continue;
             }
         }
+        if let Some(words) = done_words(&action) {
+            done.push(words);
+        }
         report.applied.push(action);
     }
-    for (collection, models) in to_create {
-        db.collection::<BsonDocument>(&collection)
-            .create_indexes(models)
-            .await
-            .map_err(|e| Error::from_server(e, "create indexes on", &collection))?;
+    for (collection, specs) in to_create {
+        create_indexes(db, &collection, specs, &mut done).await?;
     }
     for action in to_shard {
         crate::cluster::shard(db.client(), action.collection(), action.sharding_commands()).await?;
         report.applied.push(action);
     }
     Ok(report)
+}
+
+/// Builds the indexes of `collection`: one `createIndexes` for them all.
+/// When the server refuses it for an index's sake, they are sent again one
+/// by one, in order, to find the index refused: those before it are built,
+/// and the error ([`Error::SetupRefused`]) names it, its keys and the step,
+/// and lists what was done.
+async fn create_indexes(
+    db: &Database,
+    collection: &str,
+    specs: Vec<(IndexSpec, bool)>,
+    done: &mut Vec<String>,
+) -> Result<()> {
+    let coll = db.collection::<BsonDocument>(collection);
+    let models = specs.iter().map(|(spec, _)| spec.to_index_model());
+    let Err(batch) = coll.create_indexes(models).await else {
+        done.extend(specs.iter().map(|(spec, _)| built(collection, spec)));
+        return Ok(());
+    };
+    let batch = Error::from_server(batch, "create indexes on", collection);
+    if !refuses_the_index(&batch) {
+        return Err(batch);
+    }
+    for (spec, replacing) in specs {
+        if let Err(e) = coll.create_index(spec.to_index_model()).await {
+            let reason = Error::from_server(e, "create an index on", collection);
+            if !refuses_the_index(&reason) {
+                return Err(reason);
+            }
+            let step = if replacing {
+                format!("build the index {spec} again (the server's index was dropped above)")
+            } else {
+                format!("create index {spec}")
+            };
+            return Err(Error::SetupRefused {
+                collection: collection.to_owned(),
+                step,
+                reason: Box::new(reason),
+                done: std::mem::take(done),
+            });
+        }
+        done.push(built(collection, &spec));
+    }
+    // Each was accepted alone: what the server refused was the batch.
+    Ok(())
+}
+
+/// A refusal of the index itself (a code of the server's), not of the
+/// user, the connection or a concurrent write.
+fn refuses_the_index(err: &Error) -> bool {
+    err.code().is_some()
+        && !matches!(
+            err,
+            Error::PermissionDenied { .. }
+                | Error::AuthenticationFailed { .. }
+                | Error::Unreachable { .. }
+                | Error::WriteConflict { .. }
+        )
+        && !err.has_label(crate::error::label::TRANSIENT_TRANSACTION_ERROR)
+}
+
+/// "the index `a_1` of `tickets` was built".
+fn built(collection: &str, spec: &IndexSpec) -> String {
+    format!("the index `{}` of `{collection}` was built", spec.name)
+}
+
+/// A step applied, as a sentence of what it did (index builds are told
+/// once built: [`built`]).
+fn done_words(action: &Action) -> Option<String> {
+    let c = action.collection();
+    Some(match action {
+        Action::CreateCollection { .. } => format!("the collection `{c}` was created"),
+        Action::CreateTimeSeries { .. } => format!("the time series `{c}` was created"),
+        Action::UpdateValidator { .. } => format!("the validator of `{c}` was updated"),
+        Action::ValidationLevel { .. } => format!("`{c}` was set to strict validation"),
+        Action::IndexVisibility { name, hidden, .. } => format!(
+            "the index `{name}` of `{c}` was {}",
+            if *hidden { "hidden" } else { "unhidden" }
+        ),
+        Action::ExtraIndex { index, .. } => {
+            format!("the index `{}` of `{c}` was dropped", index.name)
+        }
+        _ => return None,
+    })
 }
 
 /// The sharding steps of the models that declare a shard key: nothing is
