@@ -150,3 +150,68 @@ fn the_catalog_draws_its_link_its_copy_and_its_embed() {
         "a two-sided link is drawn once: {school}"
     );
 }
+
+mod lookalikes {
+    use schema_core::prelude::*;
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Document, Serialize, Deserialize)]
+    #[document(collection = "orders")]
+    pub struct Order {
+        #[serde(rename = "_id")]
+        id: String,
+        #[embed(max = 3)]
+        tags: Vec<String>,
+    }
+
+    #[derive(Document, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    #[document(collection = "order-items")]
+    pub struct DashedItem {
+        #[serde(rename = "_id")]
+        id: String,
+        #[reference(index, to = Order)]
+        order_id: String,
+    }
+
+    #[derive(Document, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    #[document(collection = "order_items")]
+    pub struct UnderscoredItem {
+        #[serde(rename = "_id")]
+        id: String,
+        #[reference(index, to = Order, on_delete = "cascade")]
+        order_id: String,
+    }
+
+    /// Named like the embedded `tags` of `orders` would be drawn.
+    #[derive(Document, Serialize, Deserialize)]
+    #[document(collection = "orders_tags")]
+    pub struct OrderTag {
+        #[serde(rename = "_id")]
+        id: String,
+    }
+}
+
+#[test]
+fn collections_whose_names_differ_only_in_dashes_and_underscores_are_two_nodes() {
+    use lookalikes::*;
+    let diagram = Schema::new()
+        .with::<Order>()
+        .with::<DashedItem>()
+        .with::<UnderscoredItem>()
+        .with::<OrderTag>()
+        .diagram();
+    assert_eq!(
+        diagram,
+        "flowchart LR\n\
+         \x20 orders[\"orders (Order)\"]\n\
+         \x20 order_items_2[\"order-items (DashedItem)\"]\n\
+         \x20 order_items[\"order_items (UnderscoredItem)\"]\n\
+         \x20 orders_tags[\"orders_tags (OrderTag)\"]\n\
+         \x20 orders_tags_2([\"tags: embedded, max 3\"])\n\
+         \x20 orders --- orders_tags_2\n\
+         \x20 order_items_2 -->|\"orderId, index orderId_1__id_1\"| orders\n\
+         \x20 order_items -->|\"orderId, index orderId_1__id_1, on delete: cascade\"| orders\n"
+    );
+}

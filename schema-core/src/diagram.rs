@@ -52,29 +52,95 @@ impl Schema {
     /// The models as a Mermaid flowchart (see the [module docs](self)).
     pub fn diagram(&self) -> String {
         let models = self.models();
+        let mut nodes = Nodes::new(models);
         let mut out = String::from("flowchart LR\n");
         for model in models {
             let _ = writeln!(
                 out,
                 "  {}[\"{} ({})\"]",
-                node(model.collection),
+                nodes.collection(model.collection),
                 model.collection,
                 model.name
             );
         }
         for model in models {
-            edges(&mut out, model, models);
+            edges(&mut out, model, models, &mut nodes);
         }
         out
     }
 }
 
-/// A Mermaid node id for a collection (letters, digits and `_` only).
-fn node(collection: &str) -> String {
-    collection
+/// A Mermaid node id for a name: letters, digits and `_` only (any other
+/// character becomes `_`).
+fn plain(name: &str) -> String {
+    let id: String = name
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect()
+        .collect();
+    // `end` closes a subgraph in Mermaid's grammar: never a node's id.
+    if id.eq_ignore_ascii_case("end") {
+        format!("{id}_")
+    } else {
+        id
+    }
+}
+
+/// What a node stands for: a collection, or an embedded field of one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Node {
+    Collection(String),
+    Embed(String, String),
+}
+
+/// The node ids of one diagram, one per collection and per embedded field,
+/// never two alike: names that differ only in characters an id cannot hold
+/// (`order-items`, `order_items`), or a collection named like another's
+/// embedded field (`posts_tags`), get `_2`, `_3`... The models' collections
+/// are given theirs first, those whose name is an id already before the
+/// others, so that adding a model never renames a node of another.
+struct Nodes {
+    ids: Vec<(Node, String)>,
+}
+
+impl Nodes {
+    fn new(models: &[ModelInfo]) -> Self {
+        let mut nodes = Nodes { ids: Vec::new() };
+        let (exact, other): (Vec<&ModelInfo>, Vec<&ModelInfo>) = models
+            .iter()
+            .partition(|m| plain(m.collection) == m.collection);
+        for model in exact.into_iter().chain(other) {
+            nodes.collection(model.collection);
+        }
+        nodes
+    }
+
+    /// The id of `node`, given on first use.
+    fn id(&mut self, node: Node, plain_id: String) -> String {
+        if let Some((_, id)) = self.ids.iter().find(|(n, _)| *n == node) {
+            return id.clone();
+        }
+        let taken = |id: &str, ids: &[(Node, String)]| ids.iter().any(|(_, i)| i == id);
+        let mut id = plain_id.clone();
+        let mut n = 2;
+        while taken(&id, &self.ids) {
+            id = format!("{plain_id}_{n}");
+            n += 1;
+        }
+        self.ids.push((node, id.clone()));
+        id
+    }
+
+    fn collection(&mut self, collection: &str) -> String {
+        self.id(Node::Collection(collection.to_owned()), plain(collection))
+    }
+
+    fn embed(&mut self, collection: &str, field: &str) -> String {
+        let owner = self.collection(collection);
+        self.id(
+            Node::Embed(collection.to_owned(), field.to_owned()),
+            format!("{owner}_{}", plain(field)),
+        )
+    }
 }
 
 /// Whether a collection is one of the schema's models (an arrow to one
@@ -83,12 +149,12 @@ fn known(models: &[ModelInfo], collection: &str) -> bool {
     models.iter().any(|m| m.collection == collection)
 }
 
-fn edges(out: &mut String, model: &ModelInfo, models: &[ModelInfo]) {
-    let from = node(model.collection);
+fn edges(out: &mut String, model: &ModelInfo, models: &[ModelInfo], nodes: &mut Nodes) {
+    let from = nodes.collection(model.collection);
     for relation in &model.relations {
         match relation {
             Relation::Embed { stored, max, .. } => {
-                let sub = format!("{from}_{}", node(stored));
+                let sub = nodes.embed(model.collection, stored);
                 let _ = writeln!(out, "  {sub}([\"{stored}: embedded, max {max}\"])");
                 let _ = writeln!(out, "  {from} --- {sub}");
             }
@@ -111,14 +177,11 @@ fn edges(out: &mut String, model: &ModelInfo, models: &[ModelInfo]) {
                 let policy = on_delete
                     .map(|p| format!(", on delete: {}", p.name()))
                     .unwrap_or_default();
+                let to = nodes.collection(target);
                 if !known(models, target) {
-                    let _ = writeln!(out, "  {}[\"{target}\"]", node(target));
+                    let _ = writeln!(out, "  {to}[\"{target}\"]");
                 }
-                let _ = writeln!(
-                    out,
-                    "  {from} -->|\"{stored}{index}{policy}\"| {}",
-                    node(target)
-                );
+                let _ = writeln!(out, "  {from} -->|\"{stored}{index}{policy}\"| {to}");
             }
             Relation::ManyToMany {
                 stored,
@@ -127,7 +190,7 @@ fn edges(out: &mut String, model: &ModelInfo, models: &[ModelInfo]) {
                 max,
                 ..
             } => {
-                let to = node(target);
+                let to = nodes.collection(target);
                 match inverse {
                     // Drawn once, from the side whose collection sorts first.
                     Some(inverse) if model.collection <= *target => {
@@ -160,13 +223,11 @@ fn edges(out: &mut String, model: &ModelInfo, models: &[ModelInfo]) {
         }
     }
     for copy in &model.copies {
+        let to = nodes.collection(copy.source);
         let _ = writeln!(
             out,
-            "  {from} -.->|\"{} copies {}.{}\"| {}",
-            copy.field,
-            copy.source,
-            copy.source_field,
-            node(copy.source)
+            "  {from} -.->|\"{} copies {}.{}\"| {to}",
+            copy.field, copy.source, copy.source_field,
         );
     }
 }
