@@ -82,6 +82,7 @@ fn schema() -> Schema {
         .with::<Chapter>()
         .with::<Fan>()
         .with::<Follower>()
+        .with::<Contract>()
 }
 
 fn author(id: &str) -> Author {
@@ -261,7 +262,7 @@ async fn a_batched_cascade_interrupted_midway_is_completed_by_a_rerun() {
 async fn restrict_refuses_with_the_count_and_deletes_nothing() {
     let (client, log) = support::counting_client().await;
     let db = support::fresh_db(&client, "delete_restrict").await;
-    let schema = schema().with::<Contract>();
+    let schema = schema();
     schema.sync(&db).await.unwrap();
     seed_books(&db).await;
     let contracts: Vec<Contract> = (0..FAMILY)
@@ -415,14 +416,138 @@ async fn a_delete_without_the_reference_index_is_refused_before_any_write() {
         "{err}"
     );
     assert!(log.take().iter().all(|c| c == "listIndexes"));
+    // The repository's delete is the same delete.
+    let err = Repo::<Author>::new(&db).delete(&ada).await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::MissingIndex {
+                collection: "books",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(log.take().iter().all(|c| c == "listIndexes"));
     assert_eq!(count(&db, "books", doc! {}).await, 1);
+    assert_eq!(count(&db, "authors", doc! {}).await, 1);
+}
+
+/// `Repo::delete`, `delete_many` and `find_one_and_delete` run the
+/// policies every model declares toward the deleted model's type, as
+/// `Schema::delete` does, without a schema: cascades two levels down,
+/// clears `set_null` and `unset` references, and refuses on `restrict`
+/// with nothing written.
+#[tokio::test]
+async fn the_repository_delete_runs_every_declared_policy() {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, "delete_repo_policies").await;
+    schema().sync(&db).await.unwrap();
+    let authors = Repo::<Author>::new(&db);
+    authors
+        .insert_many(&[author("cy"), author("dee"), author("eve"), author("fay")])
+        .await
+        .unwrap();
+    let books = Repo::<Book>::new(&db);
+    let chapters = Repo::<Chapter>::new(&db);
+    for who in ["cy", "eve", "fay"] {
+        for i in 0..2 {
+            let book = format!("{who}_b{i}");
+            books
+                .insert(&Book {
+                    id: book.clone(),
+                    author_id: who.into(),
+                })
+                .await
+                .unwrap();
+            chapters
+                .insert(&Chapter {
+                    id: format!("{book}_ch1"),
+                    book_id: book,
+                })
+                .await
+                .unwrap();
+        }
+    }
+    let now = bson::DateTime::now();
+    Repo::<Fan>::new(&db)
+        .insert(&Fan {
+            id: "fan".into(),
+            favourite: Some("cy".into()),
+            version: 0,
+            created_at: now,
+            updated_at: now,
+        })
+        .await
+        .unwrap();
+    Repo::<Follower>::new(&db)
+        .insert(&Follower {
+            id: "follower".into(),
+            follows: Some("cy".into()),
+        })
+        .await
+        .unwrap();
+    Repo::<Contract>::new(&db)
+        .insert(&Contract {
+            id: "contract".into(),
+            author_id: "dee".into(),
+        })
+        .await
+        .unwrap();
+
+    assert!(authors.delete(&"cy".to_owned()).await.unwrap());
+    assert_eq!(count(&db, "books", doc! { "authorId": "cy" }).await, 0);
+    assert_eq!(
+        count(&db, "chapters", doc! { "bookId": { "$regex": "^cy_" } }).await,
+        0
+    );
+    let fan = Repo::<Fan>::new(&db)
+        .get(&"fan".to_owned())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(fan.favourite, None);
+    let follower = Repo::<Follower>::new(&db)
+        .get(&"follower".to_owned())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(follower.follows, None);
+
+    let err = authors.delete(&"dee".to_owned()).await.unwrap_err();
+    assert!(matches!(err, Error::Restricted { count: 1, .. }), "{err}");
+    assert_eq!(count(&db, "authors", doc! { "_id": "dee" }).await, 1);
+
+    let taken = authors
+        .find_one_and_delete(Author::FIELDS.id.eq("eve"))
+        .await
+        .unwrap();
+    assert_eq!(taken, Some(author("eve")));
+    assert_eq!(count(&db, "books", doc! { "authorId": "eve" }).await, 0);
+    assert_eq!(
+        count(&db, "chapters", doc! { "bookId": { "$regex": "^eve_" } }).await,
+        0
+    );
+
+    let n = authors
+        .delete_many(
+            Author::FIELDS
+                .id
+                .is_in(&["fay".to_owned(), "nobody".to_owned()]),
+        )
+        .await
+        .unwrap();
+    assert_eq!(n, 1);
+    assert_eq!(count(&db, "books", doc! {}).await, 0);
+    assert_eq!(count(&db, "chapters", doc! {}).await, 0);
+    no_orphans(&db).await;
 }
 
 #[tokio::test]
 async fn the_plan_prints_the_policy_graph() {
     let client = support::client().await;
     let db = support::fresh_db(&client, "delete_plan").await;
-    let schema = schema().with::<Contract>();
+    let schema = schema();
     let graph = schema.policies().unwrap().to_string();
     assert_eq!(
         graph,

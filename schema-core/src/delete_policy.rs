@@ -26,6 +26,7 @@
 //! the id of every document it deletes from the other side of its model's
 //! two-sided links.
 
+use std::any::TypeId;
 use std::fmt;
 
 use bson::{doc, Bson, Document as BsonDocument};
@@ -33,6 +34,81 @@ use mongodb::{ClientSession, Database};
 
 use crate::error::{Error, Result};
 use crate::model::{Document, OnDelete, Relation, Stamp};
+
+/// One model's delete policies toward one parent model, gathered at link
+/// time from every `#[derive(Document)]` whose reference declares
+/// `on_delete` (for generated code): deleting a parent by
+/// [`Repo::delete`](crate::Repo::delete) or
+/// [`Schema::delete`](crate::Schema::delete) runs the policies of every
+/// model that declares one toward its type, registered in a schema or not.
+#[doc(hidden)]
+pub struct Dependent {
+    parent: fn() -> TypeId,
+    child: fn() -> TypeId,
+    collection: &'static str,
+    policies: fn() -> Vec<RefPolicy>,
+    relations: fn() -> Vec<Relation>,
+}
+
+impl Dependent {
+    /// The policies of `C` toward `P`.
+    pub const fn of<C: Document, P: Document>() -> Self {
+        Dependent {
+            parent: TypeId::of::<P>,
+            child: TypeId::of::<C>,
+            collection: C::COLLECTION,
+            policies: RefPolicy::of::<C>,
+            relations: C::relations,
+        }
+    }
+}
+
+/// Every [`Dependent`] of the program.
+#[doc(hidden)]
+#[linkme::distributed_slice]
+pub static DEPENDENTS: [Dependent];
+
+/// The delete policies a delete of a `P` can reach, by type (the models
+/// whose references declare `on_delete` toward `P`, toward the models a
+/// cascade from `P` deletes, and so on), with the two-sided links of each
+/// model it may delete; refuses a cycle of cascades.
+pub(crate) fn reach_of<P: Document>() -> Result<PolicyGraph> {
+    let mut edges: Vec<RefPolicy> = Vec::new();
+    let mut links: Vec<(&'static str, InverseArray)> = inverse_arrays(&P::relations())
+        .into_iter()
+        .map(|link| (P::COLLECTION, link))
+        .collect();
+    let mut seen = vec![TypeId::of::<P>()];
+    let mut todo = vec![(TypeId::of::<P>(), P::COLLECTION)];
+    while let Some((parent, collection)) = todo.pop() {
+        for dependent in DEPENDENTS.iter().filter(|d| (d.parent)() == parent) {
+            let mut cascades = false;
+            for policy in (dependent.policies)() {
+                if policy.parent != collection || edges.contains(&policy) {
+                    continue;
+                }
+                cascades |= policy.policy == OnDelete::Cascade;
+                edges.push(policy);
+            }
+            let child = (dependent.child)();
+            if cascades && !seen.contains(&child) {
+                seen.push(child);
+                todo.push((child, dependent.collection));
+                for link in inverse_arrays(&(dependent.relations)()) {
+                    if !links
+                        .iter()
+                        .any(|(c, l)| *c == dependent.collection && *l == link)
+                    {
+                        links.push((dependent.collection, link));
+                    }
+                }
+            }
+        }
+    }
+    // The link order of the entries is the linker's: a fixed order instead.
+    edges.sort_by_key(|e| (e.parent, e.collection, e.field));
+    PolicyGraph::new(edges, links)
+}
 
 /// The other side of one two-sided link (`#[many_to_many(two_sided)]`):
 /// deleting a document of the model that declares it pulls the document's
@@ -168,6 +244,11 @@ impl PolicyGraph {
             return Err(Error::CascadeCycle { cycle });
         }
         Ok(graph)
+    }
+
+    /// Whether a policy points at `parent` (a collection).
+    pub(crate) fn has_dependents(&self, parent: &str) -> bool {
+        self.edges.iter().any(|e| e.parent == parent)
     }
 
     /// The other side of each two-sided link of `collection`'s model.

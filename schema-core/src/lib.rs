@@ -131,7 +131,9 @@ pub mod __private {
     pub use crate::index::{Direction, IndexKind, IndexOrigin, IndexSpec};
     pub use crate::model::{CopySpec, OnDelete, Replaceable, Tables, Updatable};
     pub use crate::model::{Document, Embedded};
-    pub use crate::path::{FieldNames, Nested, NestedFields, One, Prefix, Root, Seg};
+    pub use crate::path::{
+        BucketItemsPath, FieldNames, Nested, NestedFields, One, Prefix, Root, Seg,
+    };
     pub use crate::query::{same_name, Projection};
     pub use crate::relation::copies::{assert_copy_many, assert_copy_one};
     pub use crate::relation::Relation;
@@ -147,8 +149,10 @@ pub mod __private {
     pub use crate::versions::{
         assert_older, decode_older, step, unknown_version, versioned_schema, Versions,
     };
+    pub use crate::delete_policy::{Dependent, DEPENDENTS};
     pub use crate::DEFAULT_LINK_MAX;
     pub use bson;
+    pub use linkme;
     pub use core::marker::PhantomData;
     pub use core::{
         option::Option::{self, None, Some},

@@ -45,10 +45,11 @@
 //! sending anything: the documents without room would be skipped silently,
 //! and an upsert whose guard fails would insert a second document.
 //!
-//! **Two-sided links.** Deleting documents of a model with
-//! `#[many_to_many(two_sided)]` arrays (`delete`, `delete_many`,
-//! `find_one_and_delete`) pulls their ids from the other side's arrays in
-//! the same transaction, as [`Repo::delete`] does.
+//! **Deletes do what the models declare.** Deleting documents (`delete`,
+//! `delete_many`, `find_one_and_delete`) runs the `on_delete` policies that
+//! any model declares toward the model, and pulls the ids of the documents
+//! deleted from the other side's arrays of `#[many_to_many(two_sided)]`
+//! links, in one transaction (see [`Repo::delete`]).
 //!
 //! **The index guard.** Every filter these helpers send is checked by
 //! [`query::check`](crate::query::check) before anything is sent: when no
@@ -589,14 +590,20 @@ impl<M: Document> Repo<M> {
         )
     }
 
-    /// Deletes the document with this `_id`. Returns whether it existed.
+    /// Deletes the document with this `_id`, with what the models declare.
+    /// Returns whether it existed.
     ///
-    /// A model with two-sided links (`#[many_to_many(two_sided)]`) also pulls
-    /// its id from the inverse array of every document on the other side, in
-    /// the same transaction (retried per the repository's policy; refused on
-    /// a standalone): in a [`session`](Action::session), the caller's
-    /// transaction if one is in progress, else one of its own on that
-    /// session. Other models: one `delete`.
+    /// The `on_delete` policies that any model declares toward `M` run
+    /// first (see [`delete_policy`](crate::delete_policy): restrict,
+    /// cascade through as many levels as declared, set_null, unset), and a
+    /// model with two-sided links (`#[many_to_many(two_sided)]`) pulls the
+    /// id of each document deleted from the inverse array of every document
+    /// on the other side, all in one transaction (retried per the
+    /// repository's policy; refused on a standalone): in a
+    /// [`session`](Action::session), the caller's transaction if one is in
+    /// progress, else one of its own on that session. Before anything is
+    /// sent, every collection the policies reach must list an index led by
+    /// the reference ([`Error::MissingIndex`]). Other models: one `delete`.
     pub fn delete<'a>(&'a self, id: &'a M::Id) -> Action<'a, bool> {
         self.action("delete", move |s| async move {
             let filter = Matching::exactly(doc! { "_id": id_to_bson::<M>(id)? });
@@ -606,9 +613,11 @@ impl<M: Document> Repo<M> {
     }
 
     /// Deletes every document `filter` matches: one `delete`; returns how
-    /// many. A model with two-sided links reads their ids and pulls them
-    /// from the other side in the same transaction (`find`, an `update` per
-    /// inverse array, `delete`), as [`delete`](Self::delete) does.
+    /// many. A model with two-sided links or with dependents (delete
+    /// policies toward it) reads their ids and, in the same transaction,
+    /// runs the policies and pulls the links (`find`, the policies' writes,
+    /// an `update` per inverse array, `delete`), as [`delete`](Self::delete)
+    /// does.
     pub fn delete_many(&self, filter: impl Into<Filter<M>>) -> Action<'_, u64, DeleteOptions> {
         let (filter, options) = (filter.into(), DeleteOptions::default());
         Action::new(
@@ -624,8 +633,9 @@ impl<M: Document> Repo<M> {
     }
 
     /// Deletes the first document `filter` matches and returns it: one
-    /// `findAndModify` (`None` when none matches). A model with two-sided
-    /// links pulls its id from the other side in the same transaction.
+    /// `findAndModify` (`None` when none matches). The delete policies
+    /// toward the model and its two-sided links are applied in the same
+    /// transaction, as by [`delete`](Self::delete).
     pub fn find_one_and_delete(
         &self,
         filter: impl Into<Filter<M>>,
@@ -792,16 +802,25 @@ impl<M: Document> Repo<M> {
         Ok(())
     }
 
-    /// A delete, with the cascade of two-sided links in a transaction when
-    /// the model has any; `None` when nothing was deleted.
+    /// A delete, with what the models declare: the delete policies of the
+    /// models that reference `M` (by type, see
+    /// [`delete_policy`](crate::delete_policy)) and the pull of two-sided
+    /// links, in a transaction when there is any; `None` when nothing was
+    /// deleted.
     async fn cascade(
         &self,
         session: Option<&mut ClientSession>,
         filter: Matching,
         how: Delete,
     ) -> Result<Option<Deleted>> {
-        if inverse_arrays(&M::relations()).is_empty() {
-            return self.delete_opt(session, &filter, how).await;
+        let graph = crate::delete_policy::reach_of::<M>()?;
+        let graph = graph.has_dependents(M::COLLECTION).then_some(graph);
+        if graph.is_none() && inverse_arrays(&M::relations()).is_empty() {
+            return self.delete_opt(session, &filter, how, None).await;
+        }
+        if let Some(graph) = &graph {
+            // Before anything is sent (no `listIndexes` in a transaction).
+            crate::relation::delete::require_indexes(self.database(), graph, M::COLLECTION).await?;
         }
         let models = [M::NAME];
         txn::transact(
@@ -810,23 +829,26 @@ impl<M: Document> Repo<M> {
             self.database().client(),
             session,
             self.txn_config(),
-            (self, &filter, how),
-            |s, (repo, filter, how)| {
-                Box::pin(async move { repo.delete_opt(Some(s), filter, *how).await })
+            (self, &filter, how, graph.as_ref()),
+            |s, (repo, filter, how, graph)| {
+                Box::pin(async move { repo.delete_opt(Some(s), filter, *how, *graph).await })
             },
         )
         .await
     }
 
-    /// The delete, and the pull of the deleted ids from the other side of
-    /// each two-sided link (in the caller's transaction when there are any).
+    /// The delete, after the policies of its dependents (`graph`, when any
+    /// model references `M` with one), and the pull of the deleted ids from
+    /// the other side of each two-sided link (in the caller's transaction
+    /// when there are any).
     async fn delete_opt(
         &self,
         mut session: Option<&mut ClientSession>,
         matching: &Matching,
         how: Delete,
+        graph: Option<&crate::delete_policy::PolicyGraph>,
     ) -> Result<Option<Deleted>> {
-        let cascades = !inverse_arrays(&M::relations()).is_empty();
+        let cascades = graph.is_some() || !inverse_arrays(&M::relations()).is_empty();
         let (filter, collation) = (&matching.filter, &matching.collation);
         let deleted = match how {
             Delete::Returning => {
@@ -842,6 +864,8 @@ impl<M: Document> Repo<M> {
                     .flatten()
                     .and_then(|id| Bson::try_from(id).ok())
                     .unwrap_or(Bson::Null);
+                self.apply_policies(graph, session.as_deref_mut(), vec![id.clone()])
+                    .await?;
                 self.pull_inverse(session, id).await?;
                 return Ok(Some(Deleted {
                     count: 1,
@@ -860,6 +884,8 @@ impl<M: Document> Repo<M> {
             }
             Delete::ById => {
                 let id = filter.get("_id").cloned().unwrap_or(Bson::Null);
+                self.apply_policies(graph, session.as_deref_mut(), vec![id.clone()])
+                    .await?;
                 self.pull_inverse(session.as_deref_mut(), id).await?;
                 let coll = self.raw();
                 let action = coll.delete_one(filter.clone());
@@ -880,6 +906,8 @@ impl<M: Document> Repo<M> {
                 if ids.is_empty() {
                     return Ok(None);
                 }
+                self.apply_policies(graph, session.as_deref_mut(), ids.clone())
+                    .await?;
                 let matcher = Bson::Document(doc! { "$in": ids });
                 self.pull_inverse(session.as_deref_mut(), matcher.clone())
                     .await?;
@@ -893,6 +921,29 @@ impl<M: Document> Repo<M> {
             count: deleted.deleted_count,
             returned: None,
         }))
+    }
+
+    /// The delete policies of the dependents of the documents `ids` (see
+    /// [`cascade`](Self::cascade)), when there are any.
+    async fn apply_policies(
+        &self,
+        graph: Option<&crate::delete_policy::PolicyGraph>,
+        session: Option<&mut ClientSession>,
+        ids: Vec<Bson>,
+    ) -> Result<()> {
+        match graph {
+            Some(graph) => {
+                crate::relation::delete::apply_policies(
+                    self.database(),
+                    graph,
+                    session,
+                    M::COLLECTION,
+                    ids,
+                )
+                .await
+            }
+            None => Ok(()),
+        }
     }
 
     /// Pulls `matcher` (an id, or `{$in: ids}`) from the inverse array of

@@ -1,6 +1,12 @@
 //! Deleting a parent by the delete policies its children declare
 //! (`#[reference(index, to = Parent, on_delete = "...")]`, see
-//! [`delete_policy`](crate::delete_policy)): [`Schema::delete`].
+//! [`delete_policy`](crate::delete_policy)): [`Schema::delete`], with a
+//! report and a batched mode, and the walk
+//! [`Repo::delete`](crate::Repo::delete) runs inside its transaction. The
+//! policies are those of every model that declares one toward the
+//! parent's type (registered at link time), so a child model missing from
+//! the schema is not skipped: [`Schema::delete`] refuses such a delete
+//! before anything is sent.
 //!
 //! **Order.** For the document to delete, its dependents first, by policy:
 //! every `restrict` is counted first (a child found refuses the delete
@@ -130,19 +136,27 @@ impl<'a, P: Document> Delete<'a, P> {
     }
 
     async fn run(self) -> Result<Deleted> {
-        let graph = self.schema.policies()?;
-        // A model the schema does not know has policies and links it
-        // cannot see: refused before anything is sent.
-        if !self
-            .schema
-            .models()
-            .iter()
-            .any(|m| m.name == P::NAME && m.collection == P::COLLECTION)
-        {
+        self.schema.policies()?;
+        let graph = crate::delete_policy::reach_of::<P>()?;
+        // Every model the delete reaches is one this schema sets up (its
+        // reference index, its validator): refused before anything is sent.
+        let known = |model: &str| self.schema.models().iter().any(|m| m.name == model);
+        if !known(P::NAME) {
             return Err(Error::Model(format!(
-                "`{}` is not in this schema, so its delete policies and links are unknown to it: add it (`.with::<{}>()`, with every model that references it); nothing was sent",
+                "`{}` is not in this schema: add it (`.with::<{}>()`, with every model that references it); nothing was sent",
                 P::NAME,
                 P::NAME
+            )));
+        }
+        if let Some(edge) = graph.policies().iter().find(|e| !known(e.model)) {
+            return Err(Error::Model(format!(
+                "`{}` declares `on_delete = \"{}\"` on `{}.{}` toward `{}`, but is not in this schema: add it (`.with::<{}>()`) so that setup creates its reference index; nothing was sent",
+                edge.model,
+                edge.policy.name(),
+                edge.collection,
+                edge.field,
+                edge.parent,
+                edge.model
             )));
         }
         let id = crate::codec::id_to_bson::<P>(self.id)?;
@@ -264,7 +278,11 @@ impl fmt::Display for Deleted {
 /// `parent` has an index led by its reference (one `listIndexes` per
 /// collection and reference). A collection that does not exist has no
 /// index and no child: nothing to scan, so it passes.
-async fn require_indexes(db: &Database, graph: &PolicyGraph, parent: &'static str) -> Result<()> {
+pub(crate) async fn require_indexes(
+    db: &Database,
+    graph: &PolicyGraph,
+    parent: &'static str,
+) -> Result<()> {
     let mut todo = vec![parent];
     let mut seen: Vec<(&str, &str)> = Vec::new();
     while let Some(at) = todo.pop() {
@@ -293,6 +311,25 @@ async fn require_indexes(db: &Database, graph: &PolicyGraph, parent: &'static st
         }
     }
     Ok(())
+}
+
+/// For [`Repo`](crate::Repo)'s deletes: applies the policies of the
+/// dependents of the documents `ids` of `collection` (restrict first), in
+/// `session`, leaving those documents and their own links to the caller.
+pub(crate) async fn apply_policies(
+    db: &Database,
+    graph: &PolicyGraph,
+    session: Option<&mut ClientSession>,
+    collection: &'static str,
+    ids: Vec<Bson>,
+) -> Result<()> {
+    let mut walk = Walk {
+        graph,
+        db,
+        batch: DEFAULT_DELETE_BATCH,
+        report: Deleted::default(),
+    };
+    walk.dependents(session, collection, ids).await
 }
 
 /// One delete's walk of the family, with what it did so far.

@@ -34,6 +34,7 @@ pub fn expand(input: &Input) -> TokenStream {
     let fields_value = &fields.value;
     let indexes = indexes::expand(input);
     let relations = relations::expand(input);
+    let dependents = relations::dependents(input);
     let properties = validator::properties(input, input.struct_fields());
     let closed = input.attrs.open.is_none();
     let serde_bound = serde_bound(input);
@@ -60,6 +61,8 @@ pub fn expand(input: &Input) -> TokenStream {
         #checks
 
         #copy_checks
+
+        #dependents
 
         #fields_def
 

@@ -2,7 +2,7 @@
 //! `#[reference]` and `#[many_to_many]` field, in field order.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{format_ident, quote};
 
 use super::fields::reference_sort;
 use super::{model_type, private};
@@ -83,4 +83,32 @@ pub fn expand(input: &Input) -> TokenStream {
             }
         });
     quote!(&[#(#relations),*])
+}
+
+/// The model's delete policies registered at link time, one entry per
+/// reference with `on_delete` and a `to` type, so that deleting a document
+/// of that type runs them (`schema_core::delete_policy::Dependent`).
+pub fn dependents(input: &Input) -> TokenStream {
+    let p = private(input);
+    let ident = input.ident;
+    let entries = input
+        .struct_fields()
+        .iter()
+        .filter(|f| f.is_stored())
+        .filter_map(|field| match &field.kind {
+            FieldKind::Reference(reference) if reference.on_delete.is_some() => {
+                reference.to.as_ref().map(|to| model_type(to, input))
+            }
+            _ => None,
+        })
+        .enumerate()
+        .map(|(i, to)| {
+            let name = format_ident!("__SCHEMA_CORE_DEPENDENT_{}", i);
+            quote! {
+                #[#p::linkme::distributed_slice(#p::DEPENDENTS)]
+                #[linkme(crate = #p::linkme)]
+                static #name: #p::Dependent = #p::Dependent::of::<#ident, #to>();
+            }
+        });
+    quote!(#(#entries)*)
 }
