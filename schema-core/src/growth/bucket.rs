@@ -18,6 +18,9 @@
 //! - **Pages over items** run across buckets in either direction, with a
 //!   [`BucketCursor`] (the bucket's `seq` and the item's place in it).
 //! - **Trimming** keeps the newest items and the counts exact.
+//! - **Before setup nothing is written**: every helper refuses with
+//!   [`Error::MissingIndex`] until the collection has the unique
+//!   `(parent, seq)` index (asked once per `Buckets` and its clones).
 //!
 //! The newest `seq` of each parent pushed to is remembered by the
 //! `Buckets` (and its clones), so a push to a known parent is one `update`;
@@ -66,6 +69,7 @@
 //! ```
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use bson::{doc, Bson, Document as BsonDocument};
@@ -77,6 +81,7 @@ use crate::action::Action;
 use crate::codec::value_to_bson;
 use crate::error::{code, Error, Result};
 use crate::explain::{explain_find, FindShape, PlanSummary};
+use crate::index::name_of_key_document;
 use crate::model::Document;
 use crate::repo::{with_session, Repo};
 
@@ -139,6 +144,9 @@ pub struct Buckets<M: Bucket> {
     repo: Repo<M>,
     /// The newest `seq` seen of each parent (by the parent's id as text).
     newest: Arc<Mutex<HashMap<String, i64>>>,
+    /// Whether the server was found to have the unique `(parent, seq)`
+    /// index.
+    indexed: Arc<AtomicBool>,
 }
 
 impl<M: Bucket> Clone for Buckets<M> {
@@ -146,6 +154,7 @@ impl<M: Bucket> Clone for Buckets<M> {
         Buckets {
             repo: self.repo.clone(),
             newest: self.newest.clone(),
+            indexed: self.indexed.clone(),
         }
     }
 }
@@ -177,6 +186,7 @@ impl<M: Bucket> Buckets<M> {
         Buckets {
             repo: Repo::new(db),
             newest: Arc::default(),
+            indexed: Arc::default(),
         }
     }
 
@@ -222,6 +232,7 @@ impl<M: Bucket> Buckets<M> {
     /// How many items `parent` has: the sum of its buckets' counts.
     pub fn count<'a>(&'a self, parent: &'a M::Parent) -> Action<'a, u64> {
         Action::new(M::COLLECTION, "bucket_count", (), move |s, ()| async move {
+            self.require_index().await?;
             let spec = M::BUCKET;
             let parent = self.parent_bson(parent)?;
             let coll = self.repo.raw();
@@ -251,6 +262,33 @@ impl<M: Bucket> Buckets<M> {
 
     fn parent_bson(&self, parent: &M::Parent) -> Result<Bson> {
         value_to_bson(parent, M::NAME, M::BUCKET.parent)
+    }
+
+    /// Fails with [`Error::MissingIndex`] unless the collection has the
+    /// unique index on `(parent, seq)` that setup creates: without it, racers
+    /// that open the same bucket would each open one. Asks the server
+    /// (`listIndexes`, outside any session) once per `Buckets` and its
+    /// clones; after that it sends nothing.
+    async fn require_index(&self) -> Result<()> {
+        if self.indexed.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let spec = M::BUCKET;
+        let keys = doc! { spec.parent: 1, spec.seq: -1 };
+        let listed =
+            crate::query::served::listed_indexes(self.repo.database(), M::COLLECTION).await?;
+        let unique = listed.iter().any(|index| {
+            crate::plan::same_key_order(&index.keys, &keys)
+                && index.options.as_ref().and_then(|o| o.unique) == Some(true)
+        });
+        if !unique {
+            return Err(Error::MissingIndex {
+                collection: M::COLLECTION,
+                index: name_of_key_document(&keys),
+            });
+        }
+        self.indexed.store(true, Ordering::Release);
+        Ok(())
     }
 
     fn remembered(&self, key: &str) -> Option<i64> {
@@ -288,6 +326,7 @@ impl<M: Bucket> Buckets<M> {
         let spec = M::BUCKET;
         let parent = self.parent_bson(parent)?;
         let item = value_to_bson(item, M::NAME, spec.items)?;
+        self.require_index().await?;
         let key = crate::codec::value_key(&parent);
         let max = i64::from(spec.max);
         let coll = self.repo.raw();
@@ -357,6 +396,7 @@ impl<M: Bucket> Buckets<M> {
     ) -> Result<u64> {
         let spec = M::BUCKET;
         let parent = self.parent_bson(parent)?;
+        self.require_index().await?;
         let coll = self.repo.raw();
         for _ in 0..TRIES {
             let find = coll
@@ -479,6 +519,7 @@ impl<'a, M: Bucket> BucketItems<'a, M> {
     ) -> Result<ItemPage<M::Item>> {
         let spec = M::BUCKET;
         let parent = self.buckets.parent_bson(self.parent)?;
+        self.buckets.require_index().await?;
         let coll = self.buckets.repo.raw();
         let newest_first = self.order == Order::NewestFirst;
         let (dir, from, past) = if newest_first {
