@@ -231,6 +231,25 @@ async fn a_projection_sends_its_fields_and_yields_the_view() {
         .await
         .unwrap();
     assert_eq!(one.map(|l| l.points), Some(3));
+
+    // A stored document the view cannot read (written around the model):
+    // the error names it, though the view leaves `_id` out.
+    db.collection::<bson::Document>("scores")
+        .update_one(doc! { "_id": 7 }, doc! { "$unset": { "playerName": "" } })
+        .bypass_document_validation(true)
+        .await
+        .unwrap();
+    let err = scores
+        .find_one(f.id.eq(&7))
+        .projection::<Line>()
+        .await
+        .unwrap_err();
+    match &err {
+        schema_core::Error::Decode { id, field, .. } => {
+            assert_eq!((id.as_str(), field.as_deref()), ("7", Some("playerName")));
+        }
+        other => panic!("a decode error naming the document, not {other}"),
+    }
 }
 
 fn expected_of(docs: &[Score], board: &str) -> Vec<String> {
