@@ -99,7 +99,7 @@ impl<M: Document> Repo<M> {
     ///
     /// Not for an array inside an array of sub-documents, whose guard could
     /// not name one item's array (it does not compile).
-    pub fn embed<C, P: crate::path::OutsideArrays>(
+    pub fn embed<C, P: crate::path::OutsideArrays + crate::path::OutsideBuckets<M>>(
         &self,
         field: EmbedField<M, C, P>,
     ) -> Embed<'_, M, C>

@@ -80,6 +80,8 @@ impl Compare<str> for Option<String> {}
 /// form). Filter or update it with a raw `bson::Document` holding the stored
 /// form; `exists` and `unset` still work.
 pub struct CustomSerializer;
+#[diagnostic::do_not_recommend]
+impl<M> crate::path::OutsideBuckets<M> for CustomSerializer {}
 
 /// A field whose values are stored as its type serializes them: every
 /// field constant but a [`CustomSerializer`] one.

@@ -197,6 +197,41 @@ impl OutsideArrays for Root {}
 impl<N: ?Sized, P: OutsideArrays, const I: usize> OutsideArrays for Seg<N, P, I> {}
 impl<P: OutsideArrays> OutsideArrays for Below<P, One> {}
 
+/// The path `P` of a bucket model's items array
+/// (`#[document(bucket(items = ...))]`): it filters like `P`, but takes no
+/// typed update (see [`OutsideBuckets`]).
+pub struct BucketItemsPath<P>(Owns<P>);
+
+// Not offered in the messages about other paths.
+#[diagnostic::do_not_recommend]
+impl<P: Prefix> Prefix for BucketItemsPath<P> {
+    const PATH: &'static str = P::PATH;
+}
+
+#[diagnostic::do_not_recommend]
+impl<P: OutsideArrays> OutsideArrays for BucketItemsPath<P> {}
+
+/// A path other than a bucket's items array: a typed update (`push`, `set`,
+/// ...) of model `M` or [`Repo::embed`](crate::Repo::embed) needs one. The
+/// items of a bucket go in through [`Buckets`](crate::growth::Buckets),
+/// which keeps the bucket's count and opens the next bucket when one is
+/// full; a typed push would bypass both.
+#[diagnostic::on_unimplemented(
+    message = "this is the items array of `{M}`, a bucket: a typed update of it would bypass the bucket's count",
+    label = "the items of a `#[document(bucket(...))]` model",
+    note = "add items with `schema_core::growth::Buckets::<{M}>::new(&db).push(&parent, &item)`: it fills the parent's newest bucket, counts the item and opens the next bucket when one is full; `Buckets::trim` removes the oldest items and keeps the counts"
+)]
+pub trait OutsideBuckets<M> {}
+// Not listed in the message: they are every other path.
+#[diagnostic::do_not_recommend]
+impl<M> OutsideBuckets<M> for () {}
+#[diagnostic::do_not_recommend]
+impl<M> OutsideBuckets<M> for Root {}
+#[diagnostic::do_not_recommend]
+impl<M, N: ?Sized, P, const I: usize> OutsideBuckets<M> for Seg<N, P, I> {}
+#[diagnostic::do_not_recommend]
+impl<M, P, C> OutsideBuckets<M> for Below<P, C> {}
+
 macro_rules! forward {
     ($count:ident: $($ty:ident<T $(, $extra:ident)?>),*) => {
         $(impl<T: Nested $(, $extra)?> Nested for $ty<T $(, $extra)?> {

@@ -63,7 +63,7 @@ use crate::embed::{self, EmbedArray};
 use crate::error::{Error, Result};
 use crate::field::{Compare, EmbedField, Field, Scope, Typed};
 use crate::model::Updatable;
-use crate::path::OutsideArrays;
+use crate::path::{OutsideArrays, OutsideBuckets};
 
 /// One update document of model `M` (see the [module docs](self)).
 #[must_use = "an update does nothing until a helper runs it"]
@@ -281,8 +281,40 @@ impl<M> std::fmt::Debug for Update<M> {
     label = "not a numeric value"
 )]
 pub trait Number: Serialize {}
+
+/// The type of a numeric field: a [`Number`], or an `Option` or `Box` of
+/// one. `inc` and `mul` take a `Self::Number`, so one bound carries both
+/// rules (a numeric field, a number of its type) and a text field is told
+/// it is not a number, whatever it is given.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a number: `inc` and `mul` apply to numeric fields",
+    label = "not a numeric field",
+    note = "`inc` and `mul` take a number of the field's type (of `T` on an `Option<T>` field); `set` stores any value of the field's type"
+)]
+pub trait NumericField {
+    /// The number `inc` and `mul` take.
+    type Number: Number;
+}
+
+// One impl per type, no blanket over `Number`: a blanket impl would be the
+// one candidate for a `String`, and the compiler would then report the
+// number it takes (`String`) against the value given, twice.
 macro_rules! number {
-    ($($t:ty),*) => { $(impl Number for $t {})* };
+    ($($t:ty),*) => { $(
+        impl Number for $t {}
+        #[diagnostic::do_not_recommend]
+        impl NumericField for $t {
+            type Number = $t;
+        }
+        #[diagnostic::do_not_recommend]
+        impl NumericField for Option<$t> {
+            type Number = $t;
+        }
+        #[diagnostic::do_not_recommend]
+        impl NumericField for Box<$t> {
+            type Number = $t;
+        }
+    )* };
 }
 number!(
     i8,
@@ -358,27 +390,27 @@ impl<M: Scope, T, P> Field<M, T, P> {
     pub fn set<V: Serialize + ?Sized>(&self, value: &V) -> Update<M>
     where
         T: Compare<V>,
-        P: Typed + OutsideArrays,
+        P: Typed + OutsideArrays + OutsideBuckets<M>,
         M: Updatable,
     {
         Update::op("$set", self.name(), self.bson(value))
     }
 
     /// `{$inc: {path: by}}` on a numeric field.
-    pub fn inc<V: Number>(&self, by: &V) -> Update<M>
+    pub fn inc(&self, by: &T::Number) -> Update<M>
     where
-        T: Compare<V>,
-        P: Typed + OutsideArrays,
+        T: NumericField,
+        P: Typed + OutsideArrays + OutsideBuckets<M>,
         M: Updatable,
     {
         Update::op("$inc", self.name(), self.bson(by))
     }
 
     /// `{$mul: {path: by}}` on a numeric field.
-    pub fn mul<V: Number>(&self, by: &V) -> Update<M>
+    pub fn mul(&self, by: &T::Number) -> Update<M>
     where
-        T: Compare<V>,
-        P: Typed + OutsideArrays,
+        T: NumericField,
+        P: Typed + OutsideArrays + OutsideBuckets<M>,
         M: Updatable,
     {
         Update::op("$mul", self.name(), self.bson(by))
@@ -388,7 +420,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     pub fn min<V: Serialize + ?Sized>(&self, value: &V) -> Update<M>
     where
         T: Compare<V>,
-        P: Typed + OutsideArrays,
+        P: Typed + OutsideArrays + OutsideBuckets<M>,
         M: Updatable,
     {
         Update::op("$min", self.name(), self.bson(value))
@@ -398,7 +430,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     pub fn max<V: Serialize + ?Sized>(&self, value: &V) -> Update<M>
     where
         T: Compare<V>,
-        P: Typed + OutsideArrays,
+        P: Typed + OutsideArrays + OutsideBuckets<M>,
         M: Updatable,
     {
         Update::op("$max", self.name(), self.bson(value))
@@ -409,7 +441,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     pub fn current_date(&self) -> Update<M>
     where
         T: DateField,
-        P: Typed + OutsideArrays,
+        P: Typed + OutsideArrays + OutsideBuckets<M>,
         M: Updatable,
     {
         let kind = doc! { "$type": T::TYPE };
@@ -436,7 +468,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
     pub fn unset(&self) -> Update<M>
     where
         T: Optional,
-        P: OutsideArrays,
+        P: OutsideArrays + OutsideBuckets<M>,
         M: Updatable,
     {
         Update::op("$unset", self.name(), Ok(Bson::String(String::new())))
@@ -477,7 +509,7 @@ where
     /// ```
     pub fn push(&self, item: &C::Item) -> Update<M>
     where
-        P: OutsideArrays,
+        P: OutsideArrays + OutsideBuckets<M>,
         M: Updatable,
     {
         self.push_all(std::slice::from_ref(item))
@@ -514,7 +546,7 @@ where
     /// ```
     pub fn push_all(&self, items: &[C::Item]) -> Update<M>
     where
-        P: OutsideArrays,
+        P: OutsideArrays + OutsideBuckets<M>,
         M: Updatable,
     {
         let items: Result<Vec<Bson>> = items
@@ -567,7 +599,7 @@ where
     pub fn set(&self, value: &C) -> Update<M>
     where
         C: Serialize,
-        P: OutsideArrays,
+        P: OutsideArrays + OutsideBuckets<M>,
         M: Updatable,
     {
         let name = self.name();

@@ -31,6 +31,13 @@ pub fn expand(input: &Input) -> Fields {
     let mut decls = Vec::new();
     let mut values = Vec::new();
     let mut has_path_type = false;
+    // A bucket's items take no typed update (see `path::BucketItemsPath`).
+    let bucket_items = input
+        .attrs
+        .bucket
+        .as_ref()
+        .and_then(|b| b.items.as_ref())
+        .map(|i| i.unraw().to_string());
     for (index, field) in stored.iter().enumerate() {
         let Some(name) = &field.original.ident else {
             continue;
@@ -38,7 +45,10 @@ pub fn expand(input: &Input) -> Fields {
         let stored_name = &field.stored;
         // A value with no fields of its own needs no path type (see
         // `path::Seg`): one type less for the compiler per field.
-        let prefix = if crate::ty::holds_no_fields(field.ty) {
+        let prefix = if bucket_items.as_deref() == Some(field.name.as_str()) {
+            has_path_type = true;
+            quote!(#p::BucketItemsPath<#p::Seg<#ident, #p::Root, #index>>)
+        } else if crate::ty::holds_no_fields(field.ty) {
             quote!(())
         } else {
             has_path_type = true;
