@@ -29,6 +29,57 @@ pub fn hint(word: &str, candidates: &[&str]) -> String {
     }
 }
 
+/// The hint for a field name that names no field, given each field's Rust
+/// name and stored name: the field stored under that name (attributes name
+/// fields by their Rust name), one whose name differs only in case or
+/// underscores, a close misspelling of a Rust or a stored name, or the one
+/// field whose name the word begins or ends (`tenant` for `tenant_id`).
+/// Empty when none is.
+pub fn field_hint(word: &str, fields: &[(&str, &str)]) -> String {
+    if let Some((rust, _)) = fields
+        .iter()
+        .find(|(rust, stored)| *stored == word && *rust != word)
+    {
+        return format!(
+            "; `{word}` is the stored name of `{rust}`: name the field by its Rust name, `{rust}`"
+        );
+    }
+    let plain = |s: &str| -> String {
+        s.chars()
+            .filter(|c| *c != '_' && *c != '-')
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let close = fields
+        .iter()
+        .find(|(rust, stored)| plain(rust) == plain(word) || plain(stored) == plain(word))
+        .map(|(rust, _)| *rust)
+        .or_else(|| closest(word, fields.iter().map(|(rust, _)| *rust)))
+        .or_else(|| {
+            let stored = closest(word, fields.iter().map(|(_, stored)| *stored))?;
+            fields
+                .iter()
+                .find(|(_, s)| *s == stored)
+                .map(|(rust, _)| *rust)
+        })
+        .or_else(|| {
+            let mut part = fields.iter().filter(|(rust, stored)| {
+                [rust, stored].iter().any(|name| {
+                    let (name, word) = (name.to_lowercase(), word.to_lowercase());
+                    name.len() > word.len() && (name.starts_with(&word) || name.ends_with(&word))
+                })
+            });
+            match (part.next(), part.next()) {
+                (Some((rust, _)), None) => Some(*rust),
+                _ => None,
+            }
+        });
+    match close {
+        Some(rust) => format!("; did you mean `{rust}`?"),
+        None => String::new(),
+    }
+}
+
 /// Edit distance where a swap of two neighbours counts as one edit
 /// (optimal string alignment), so `mxa` is one edit from `max`.
 pub fn distance(a: &str, b: &str) -> usize {
@@ -78,5 +129,32 @@ mod tests {
         assert_eq!(closest("colour", keys), None);
         assert_eq!(hint("mxa", &keys), "; did you mean `max`?");
         assert!(hint("zzz", &keys).contains("expected one of `max`"));
+    }
+
+    #[test]
+    fn field_hints() {
+        let fields = [
+            ("id", "_id"),
+            ("tenant_id", "tenantId"),
+            ("day", "d"),
+            ("display_name", "displayName"),
+        ];
+        let hint = |word| field_hint(word, &fields);
+        // A stored name: the Rust name, not the closest spelling (`id`).
+        assert_eq!(
+            hint("d"),
+            "; `d` is the stored name of `day`: name the field by its Rust name, `day`"
+        );
+        assert!(hint("_id").contains("name the field by its Rust name, `id`"));
+        // The word a name begins with.
+        assert_eq!(hint("tenant"), "; did you mean `tenant_id`?");
+        // Case and underscores, a stored name misspelt, a Rust name misspelt.
+        assert_eq!(hint("displayname"), "; did you mean `display_name`?");
+        assert_eq!(hint("displayNme"), "; did you mean `display_name`?");
+        assert_eq!(hint("dya"), "; did you mean `day`?");
+        assert_eq!(hint("colour"), "");
+        // A word two names begin with names neither.
+        let two = [("room_number", "roomNumber"), ("room_name", "roomName")];
+        assert_eq!(field_hint("room", &two), "");
     }
 }

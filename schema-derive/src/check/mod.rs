@@ -681,15 +681,13 @@ fn check_field_key_as(cx: &Ctxt, input: &Input, key: &KeyName, role: &str) -> bo
             false
         }
         None => {
-            let names: Vec<&str> = input
+            let names: Vec<(&str, &str)> = input
                 .struct_fields()
                 .iter()
-                .map(|f| f.name.as_str())
+                .filter(|f| f.is_stored())
+                .map(|f| (f.name.as_str(), f.stored.as_str()))
                 .collect();
-            let hint = match suggest::closest(&name, names.iter().copied()) {
-                Some(close) => format!("; did you mean `{close}`?"),
-                None => String::new(),
-            };
+            let hint = suggest::field_hint(&name, &names);
             cx.error_spanned_by(
                 ident,
                 format!("no field `{name}` on `{}`{hint}", input.ident),
