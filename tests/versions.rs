@@ -835,41 +835,25 @@ async fn an_upgrade_over_a_bound_is_refused_before_anything_of_its_batch_is_sent
             .len(),
         5
     );
-    let err = ships
-        .migrate(MigrateOptions::default(), |_| {})
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(&err, Error::Upgrade { id, .. } if id == "s05"),
-        "{err}"
-    );
-    let upgraded = db
-        .collection::<BsonDocument>("ships")
-        .count_documents(doc! { VERSION_FIELD: 2 })
-        .await
-        .unwrap();
-    assert_eq!(upgraded, 0, "nothing of the batch written");
-    // In batches of 4, the batch before the refused one is written.
-    let err = ships
-        .migrate(
-            MigrateOptions {
-                batch_size: 4,
-                ..MigrateOptions::default()
-            },
-            |_| {},
-        )
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(&err, Error::Upgrade { id, .. } if id == "s05"),
-        "{err}"
-    );
-    let upgraded = db
-        .collection::<BsonDocument>("ships")
-        .count_documents(doc! { VERSION_FIELD: 2 })
-        .await
-        .unwrap();
-    assert_eq!(upgraded, 4, "the first batch only");
+    // In one batch nothing is written; in batches of 4, the batch before
+    // the refused one is.
+    for (batch_size, written) in [(500, 0), (4, 4)] {
+        let options = MigrateOptions {
+            batch_size,
+            ..MigrateOptions::default()
+        };
+        let err = ships.migrate(options, |_| {}).await.unwrap_err();
+        assert!(
+            matches!(&err, Error::Upgrade { id, .. } if id == "s05"),
+            "{err}"
+        );
+        let upgraded = db
+            .collection::<BsonDocument>("ships")
+            .count_documents(doc! { VERSION_FIELD: 2 })
+            .await
+            .unwrap();
+        assert_eq!(upgraded, written, "batches of {batch_size}");
+    }
 }
 
 /// On a model sharded on other fields than `_id`, every replace a

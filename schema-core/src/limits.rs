@@ -181,22 +181,11 @@ impl Limit {
                 },
                 RawBsonRef::Array(items),
             ) => {
-                let mut len = 0;
-                let mut over = None;
-                for (i, item) in items.into_iter().enumerate() {
-                    len += 1;
-                    if let (None, Some(each), Ok(item)) = (&over, each, item) {
-                        over = each.check(item, &format!("{path}[{i}]"));
-                    }
-                }
-                match max {
-                    Some(max) if len > *max => Some(Over {
-                        path: path.to_owned(),
-                        len,
-                        max: *max,
-                    }),
-                    _ => over,
-                }
+                let items = items
+                    .into_iter()
+                    .enumerate()
+                    .filter_map(|(i, item)| Some((format!("{path}[{i}]"), item.ok()?)));
+                many(path, *max, each.as_deref(), items)
             }
             (
                 Limit::Many {
@@ -206,23 +195,11 @@ impl Limit {
                 },
                 RawBsonRef::Document(entries),
             ) => {
-                let mut len = 0;
-                let mut over = None;
-                for entry in entries.iter() {
-                    let Ok((key, value)) = entry else { continue };
-                    len += 1;
-                    if let (None, Some(each)) = (&over, each) {
-                        over = each.check(value, &join(path, key.as_str()));
-                    }
-                }
-                match max {
-                    Some(max) if len > *max => Some(Over {
-                        path: path.to_owned(),
-                        len,
-                        max: *max,
-                    }),
-                    _ => over,
-                }
+                let entries = entries
+                    .iter()
+                    .filter_map(|entry| entry.ok())
+                    .map(|(key, value)| (join(path, key.as_str()), value));
+                many(path, *max, each.as_deref(), entries)
             }
             (Limit::Either(branches), value) => {
                 let mut first = None;
@@ -259,6 +236,32 @@ impl Limit {
             (Limit::Either(branches), value) => branches.iter().any(|b| b.may_be(value)),
             _ => false,
         }
+    }
+}
+
+/// The first bound an array's items or a map's entries (`(path, value)`)
+/// break: the count against `max`, else the first item over its own.
+fn many<'a>(
+    path: &str,
+    max: Option<u64>,
+    each: Option<&Limit>,
+    items: impl Iterator<Item = (String, RawBsonRef<'a>)>,
+) -> Option<Over> {
+    let mut len = 0;
+    let mut over = None;
+    for (at, item) in items {
+        len += 1;
+        if let (None, Some(each)) = (&over, each) {
+            over = each.check(item, &at);
+        }
+    }
+    match max {
+        Some(max) if len > max => Some(Over {
+            path: path.to_owned(),
+            len,
+            max,
+        }),
+        _ => over,
     }
 }
 
