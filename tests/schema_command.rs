@@ -239,3 +239,43 @@ async fn migrate_upgrades_in_batches_and_names_a_refused_document() {
     .await;
     assert!(matches!(outcome, Err(CliError::Usage(_))), "{outcome:?}");
 }
+
+#[tokio::test]
+async fn an_unreachable_server_fails_in_seconds_and_says_first_what_to_check() {
+    let all = example_models::all();
+    // Nothing listens on port 9, and the URI sets no serverSelectionTimeoutMS
+    // (the driver's own default is 30 s).
+    let nowhere = "mongodb://127.0.0.1:9/";
+    let started = std::time::Instant::now();
+    let (outcome, printed) = schema(&all, nowhere, &["--db", "shop", "plan"]).await;
+    let took = started.elapsed();
+    let err = outcome.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            CliError::Schema(schema_core::Error::Unreachable { .. })
+        ),
+        "{err}"
+    );
+    assert!(took < std::time::Duration::from_secs(12), "took {took:?}");
+    assert_eq!(printed, "");
+    let message = err.to_string();
+    let first = message.lines().next().unwrap();
+    for words in [
+        "cannot reach the MongoDB server at 127.0.0.1:9",
+        "is it running",
+        "serverSelectionTimeoutMS",
+    ] {
+        assert!(
+            first.contains(words),
+            "{words:?} in the first line: {first}"
+        );
+    }
+    assert!(!first.contains("Topology"), "{first}");
+    assert!(first.len() < 300, "{} characters: {first}", first.len());
+    // The driver's account follows, on a line of its own.
+    assert!(
+        message.lines().skip(1).any(|l| l.contains("Topology")),
+        "{message}"
+    );
+}

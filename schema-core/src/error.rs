@@ -5,8 +5,9 @@
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// The server could not be reached.
-    #[error("cannot reach the MongoDB server at {hosts}: {reason}")]
+    /// The server could not be reached. The message's first line says
+    /// what to check; the driver's account follows on the next.
+    #[error("{}", server::unreachable_message(hosts, reason))]
     Unreachable {
         /// The hosts tried (never credentials).
         hosts: String,

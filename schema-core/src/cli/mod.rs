@@ -31,6 +31,9 @@
 //!
 //! The server is `--uri` or `MONGODB_URI` (default
 //! `mongodb://localhost:27017`), the database `--db` or `MONGODB_DATABASE`.
+//! A server that does not answer is reported after 5 s
+//! ([`SERVER_SELECTION_TIMEOUT`]) unless the URI sets
+//! `serverSelectionTimeoutMS`.
 //! Nothing the command prints shows the URI's password: not its help (the
 //! environment's value is not shown), not its usage messages (a URI given
 //! to the wrong flag or as a stray argument is quoted with its password
@@ -55,6 +58,10 @@ use crate::error::Error;
 use crate::migrate::MigrateOptions;
 use crate::schema::Schema;
 use crate::setup::{OnViolations, SyncOptions};
+
+/// How long the command waits for a server when the URI does not say
+/// (`serverSelectionTimeoutMS`).
+pub const SERVER_SELECTION_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The schema command's arguments.
 #[derive(Debug, Parser)]
@@ -288,9 +295,14 @@ where
     }
     let command = args.command;
     let name = args.db.as_deref().ok_or(CliError::NoDatabase)?;
-    let options = mongodb::options::ClientOptions::parse(&args.uri)
+    let mut options = mongodb::options::ClientOptions::parse(&args.uri)
         .await
         .map_err(|e| CliError::BadUri(secrets.scrub(&Error::from(e).to_string())))?;
+    // A command, not a service: a server that is not there is said in
+    // seconds (the driver's default waits 30 s), unless the URI says.
+    options
+        .server_selection_timeout
+        .get_or_insert(SERVER_SELECTION_TIMEOUT);
     let client = mongodb::Client::with_options(options)
         .map_err(|e| CliError::BadUri(secrets.scrub(&Error::from(e).to_string())))?;
     let outcome = against(schema, &client.database(name), command, out).await;

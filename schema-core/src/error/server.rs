@@ -363,6 +363,31 @@ fn short_denial(message: &str) -> String {
     }
 }
 
+/// [`Error::Unreachable`]'s message: a first line that says what to check
+/// (with the first server's error, "Connection refused", when the driver
+/// gave one), then the driver's account on a line of its own.
+pub(super) fn unreachable_message(hosts: &str, reason: &str) -> String {
+    let cause = server_error_in(reason)
+        .map(|c| format!(" ({c})"))
+        .unwrap_or_default();
+    format!(
+        "cannot reach the MongoDB server at {hosts}{cause}: is it running, and is that its \
+         address (the host and port of the connection string)? To wait longer for it, raise \
+         `serverSelectionTimeoutMS` in the connection string\n  the driver's account: {reason}"
+    )
+}
+
+/// The first server's error in a server-selection message ("Error: Kind:
+/// I/O error: Connection refused (os error 111), labels: {}" gives "I/O
+/// error: Connection refused (os error 111)").
+fn server_error_in(message: &str) -> Option<&str> {
+    let (_, rest) = message.split_once("Error: ")?;
+    let rest = rest.strip_prefix("Kind: ").unwrap_or(rest);
+    let end = rest.find([',', '}']).unwrap_or(rest.len());
+    let cause = rest[..end].trim();
+    (!cause.is_empty()).then_some(cause)
+}
+
 /// Pulls the `Address: host:port` entries out of a server-selection message.
 fn hosts_in(message: &str) -> String {
     let hosts: Vec<&str> = message
@@ -392,6 +417,29 @@ impl DriverErrorExt for mongodb::error::Error {
 mod tests {
     use super::*;
     use bson::doc;
+
+    #[test]
+    fn an_unreachable_server_says_what_to_check_before_the_drivers_account() {
+        let reason = "Server selection timeout: No available servers. Topology: { Type: \
+                      Unknown, Servers: [ { Address: 127.0.0.1:9, Type: Unknown, Error: Kind: \
+                      I/O error: Connection refused (os error 111), labels: {} } ] }";
+        let message = unreachable_message(&hosts_in(reason), reason);
+        let mut lines = message.lines();
+        assert_eq!(
+            lines.next(),
+            Some(
+                "cannot reach the MongoDB server at 127.0.0.1:9 (I/O error: Connection refused \
+                 (os error 111)): is it running, and is that its address (the host and port of \
+                 the connection string)? To wait longer for it, raise \
+                 `serverSelectionTimeoutMS` in the connection string"
+            )
+        );
+        assert_eq!(
+            lines.next(),
+            Some(format!("  the driver's account: {reason}").as_str())
+        );
+        assert_eq!(server_error_in("no servers"), None);
+    }
 
     #[test]
     fn a_denial_keeps_the_command_name_and_drops_its_body() {
