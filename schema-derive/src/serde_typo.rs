@@ -1,16 +1,21 @@
 //! Whether a serde attribute of the input has a typo that serde or the
 //! compiler reports: an `#[serde(...)]` key that serde does not know (such as
 //! `skip_serializing_iff`; serde then emits no `Serialize`/`Deserialize`
-//! impl), or an attribute name one edit from `serde` (`#[sered(...)]`, which
-//! the compiler reports as unknown). The derive uses this to add no error of
-//! its own on top: no missing `_id` (the `rename` may be in the typo), no
-//! unimplemented serde traits (see `expand::document`).
+//! impl), a value serde cannot read (`rename_all = "camelcase"`, a
+//! `with = "..."` that is no path), or an attribute name one edit from
+//! `serde` (`#[sered(...)]`, which the compiler reports as unknown). The
+//! derive uses this to add no error of its own on top: no missing `_id` (the
+//! `rename` may be in the typo), no unimplemented serde traits (see
+//! `expand::document`).
 //!
 //! The key lists are serde_derive 1.0's. A key added by a later serde and
 //! missing here is harmless: the only effect of a wrong "rejected" is a
 //! `Document` impl that holds only where the serde impls exist, which they do.
 
-use syn::Attribute;
+use syn::meta::ParseNestedMeta;
+use syn::{Attribute, LitStr, Token};
+
+use crate::serde::RenameRule;
 
 use crate::ast::Input;
 
@@ -98,7 +103,7 @@ fn rejects(attrs: &[Attribute], known: &[&str]) -> bool {
             .any(|attr| {
                 let mut unknown = false;
                 let parsed = attr.parse_nested_meta(|meta| {
-                    if !known.iter().any(|key| meta.path.is_ident(key)) {
+                    if !known.iter().any(|key| meta.path.is_ident(key)) || !readable(&meta) {
                         unknown = true;
                     }
                     crate::attr::skip_rest(meta.input);
@@ -106,6 +111,60 @@ fn rejects(attrs: &[Attribute], known: &[&str]) -> bool {
                 });
                 unknown || parsed.is_err()
             })
+}
+
+/// Whether serde can read the value of a known key: a casing it knows
+/// (`rename_all`, `rename_all_fields`, also as `(serialize = "..",
+/// deserialize = "..")`), a path (`with`, `serialize_with`,
+/// `deserialize_with`, `skip_serializing_if`, `default = ".."`, `getter`),
+/// a type (`from`, `try_from`, `into`). Other values are left to serde,
+/// read as valid; what is read is consumed.
+fn readable(meta: &ParseNestedMeta) -> bool {
+    let path = &meta.path;
+    if path.is_ident("rename_all") || path.is_ident("rename_all_fields") {
+        return values(meta, |lit| RenameRule::parse(&lit.value()).is_some());
+    }
+    let is = |keys: &[&str]| keys.iter().any(|key| path.is_ident(key));
+    if is(&[
+        "with",
+        "serialize_with",
+        "deserialize_with",
+        "skip_serializing_if",
+        "default",
+        "getter",
+    ]) {
+        return values(meta, |lit| lit.parse::<syn::ExprPath>().is_ok());
+    }
+    if is(&["from", "try_from", "into"]) {
+        return values(meta, |lit| lit.parse::<syn::Type>().is_ok());
+    }
+    true
+}
+
+/// `key = "value"`, or `key(serialize = "..", deserialize = "..")`: whether
+/// every string given passes `ok` (a key with no value passes).
+fn values(meta: &ParseNestedMeta, ok: impl Fn(&LitStr) -> bool) -> bool {
+    if meta.input.peek(Token![=]) {
+        return match meta.value().and_then(|v| v.parse::<LitStr>()) {
+            Ok(lit) => ok(&lit),
+            Err(_) => false,
+        };
+    }
+    if !meta.input.peek(syn::token::Paren) {
+        return true;
+    }
+    let mut all = true;
+    let parsed = meta.parse_nested_meta(|inner| {
+        if inner.input.peek(Token![=]) {
+            match inner.value().and_then(|v| v.parse::<LitStr>()) {
+                Ok(lit) => all &= ok(&lit),
+                Err(_) => all = false,
+            }
+        }
+        crate::attr::skip_rest(inner.input);
+        Ok(())
+    });
+    all && parsed.is_ok()
 }
 
 #[cfg(test)]
@@ -150,5 +209,43 @@ mod tests {
         assert!(rejects(&attrs("#[serde(skip)]"), CONTAINER));
         assert!(rejects(&attrs(r#"#[sered(rename = "_id")]"#), FIELD));
         assert!(!rejects(&attrs("#[doc = \"x\"]"), FIELD));
+    }
+
+    #[test]
+    fn values_serde_cannot_read_are_rejected() {
+        assert!(rejects(
+            &attrs(r#"#[serde(rename_all = "camelcase")]"#),
+            CONTAINER
+        ));
+        assert!(rejects(
+            &attrs(r#"#[serde(rename_all(serialize = "camelCase", deserialize = "snake"))]"#),
+            CONTAINER
+        ));
+        assert!(rejects(
+            &attrs(r#"#[serde(rename_all_fields = "Camel")]"#),
+            CONTAINER
+        ));
+        assert!(rejects(&attrs(r#"#[serde(rename_all = 1)]"#), CONTAINER));
+        assert!(rejects(&attrs(r#"#[serde(with = "not a path")]"#), FIELD));
+        assert!(rejects(
+            &attrs(r#"#[serde(skip_serializing_if = "")]"#),
+            FIELD
+        ));
+        assert!(rejects(&attrs(r#"#[serde(into = "Vec<")]"#), CONTAINER));
+        assert!(!rejects(
+            &attrs(
+                r#"#[serde(rename_all(serialize = "camelCase"), rename_all_fields = "kebab-case")]"#
+            ),
+            CONTAINER
+        ));
+        assert!(!rejects(
+            &attrs(r#"#[serde(default, with = "bson::serde_helpers::u64::AsI64")]"#),
+            FIELD
+        ));
+        assert!(!rejects(&attrs(r#"#[serde(default = "Vec::new")]"#), FIELD));
+        assert!(!rejects(
+            &attrs(r#"#[serde(into = "Vec<u8>", tag = "t")]"#),
+            CONTAINER
+        ));
     }
 }
