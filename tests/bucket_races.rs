@@ -1,14 +1,21 @@
-//! The bucket pattern before setup, against the real server: racing
-//! pushers and a trim are refused with `Error::MissingIndex` until the
-//! unique `(parent, seq)` index exists, and nothing is written.
+//! The bucket pattern's promises where handles race and forget, against the
+//! real server: a handle whose remembered bucket was trimmed away (or
+//! trimmed to room below the newest) pushes on above every bucket, racing
+//! pushers with concurrent trims keep every bucket bounded and the items in
+//! the order they were pushed, and before setup nothing is written.
 
 mod support;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
+use std::sync::Arc;
+use std::time::Duration;
 
 use bson::oid::ObjectId;
 use bson::{doc, Document as BsonDocument};
 use schema_core::growth::Buckets;
 use schema_core::prelude::*;
-use schema_core::Error;
+use schema_core::{Error, Schema};
 use serde::{Deserialize, Serialize};
 
 #[derive(Embedded, Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -33,8 +40,269 @@ struct LineBucket {
     lines: Vec<Line>,
 }
 
+const MAX: usize = 7;
+
+async fn synced(test: &str) -> mongodb::Database {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, test).await;
+    Schema::new().with::<LineBucket>().sync(&db).await.unwrap();
+    db
+}
+
 fn line(n: i64) -> Line {
     Line { n }
+}
+
+/// Every bucket of `parent` in `collection` as stored, in `seq` order.
+async fn stored(db: &mongodb::Database, collection: &str, parent: &str) -> Vec<BsonDocument> {
+    let field = if collection == "line_buckets" {
+        "roomId"
+    } else {
+        "owner"
+    };
+    let mut cursor = db
+        .collection::<BsonDocument>(collection)
+        .find(doc! { field: parent })
+        .sort(doc! { "seq": 1 })
+        .await
+        .unwrap();
+    let mut out = Vec::new();
+    while cursor.advance().await.unwrap() {
+        out.push(cursor.deserialize_current().unwrap());
+    }
+    out
+}
+
+fn seq_of(bucket: &BsonDocument) -> i64 {
+    match bucket.get("seq") {
+        Some(bson::Bson::Int32(n)) => i64::from(*n),
+        Some(bson::Bson::Int64(n)) => *n,
+        other => panic!("seq {other:?}"),
+    }
+}
+
+fn count_of(bucket: &BsonDocument) -> i64 {
+    match bucket.get("count") {
+        Some(bson::Bson::Int32(n)) => i64::from(*n),
+        Some(bson::Bson::Int64(n)) => *n,
+        other => panic!("count {other:?}"),
+    }
+}
+
+/// The lines of `room` as stored, oldest first (bucket by bucket in `seq`
+/// order, each bucket's array in order), each bucket checked: its count
+/// exact, at most `MAX` items.
+async fn stored_lines(db: &mongodb::Database, room: &str) -> Vec<i64> {
+    let mut out = Vec::new();
+    for bucket in stored(db, "line_buckets", room).await {
+        let items = bucket.get_array("lines").unwrap();
+        assert_eq!(count_of(&bucket) as usize, items.len(), "exact count");
+        assert!(items.len() <= MAX, "bucket over its max: {bucket}");
+        assert!(!items.is_empty(), "an empty bucket: {bucket}");
+        out.extend(
+            items
+                .iter()
+                .map(|i| i.as_document().unwrap().get_i64("n").unwrap()),
+        );
+    }
+    out
+}
+
+#[tokio::test]
+async fn a_handle_whose_bucket_was_trimmed_away_pushes_above_every_bucket() {
+    let db = synced("bucket_stale_gone").await;
+    let room = "r".to_owned();
+    let a = Buckets::<LineBucket>::new(&db);
+    let b = Buckets::<LineBucket>::new(&db);
+    // A pushes once and remembers bucket 0.
+    assert_eq!(a.push(&room, &line(0)).await.unwrap(), 0);
+    // B pushes 30 more (buckets 0 to 4) and keeps the newest 10.
+    for n in 1..=30 {
+        b.push(&room, &line(n)).await.unwrap();
+    }
+    assert_eq!(b.trim(&room, 10).await.unwrap(), 21);
+    let left: Vec<i64> = stored(&db, "line_buckets", &room)
+        .await
+        .iter()
+        .map(seq_of)
+        .collect();
+    assert_eq!(left, [3, 4], "buckets 0 to 2 deleted");
+    // A's next push goes on above bucket 4, not into a new bucket 1.
+    let seq = a.push(&room, &line(31)).await.unwrap();
+    assert!(seq >= 4, "pushed into bucket {seq}, below bucket 4");
+    assert_eq!(b.newest(&room, 1).await.unwrap(), [line(31)]);
+    let newest: Vec<i64> = a
+        .newest(&room, 11)
+        .await
+        .unwrap()
+        .iter()
+        .map(|l| l.n)
+        .collect();
+    assert_eq!(newest, (21..=31).rev().collect::<Vec<_>>());
+    assert_eq!(
+        stored_lines(&db, &room).await,
+        (21..=31).collect::<Vec<_>>()
+    );
+}
+
+#[tokio::test]
+async fn a_handle_whose_bucket_was_trimmed_to_room_below_the_newest_pushes_above_it() {
+    let db = synced("bucket_stale_sliced").await;
+    let room = "r".to_owned();
+    let a = Buckets::<LineBucket>::new(&db);
+    let b = Buckets::<LineBucket>::new(&db);
+    for n in 0..27 {
+        b.push(&room, &line(n)).await.unwrap();
+    }
+    // A fills bucket 3 and remembers it; B opens bucket 4.
+    assert_eq!(a.push(&room, &line(27)).await.unwrap(), 3);
+    for n in 28..31 {
+        assert_eq!(b.push(&room, &line(n)).await.unwrap(), 4);
+    }
+    // The newest 5: bucket 4's three and the newest two of bucket 3, which
+    // keeps them with room for five more, below bucket 4.
+    assert_eq!(b.trim(&room, 5).await.unwrap(), 26);
+    assert_eq!(stored_lines(&db, &room).await, (26..31).collect::<Vec<_>>());
+    // A's next push must not go into bucket 3's room.
+    a.push(&room, &line(31)).await.unwrap();
+    assert_eq!(b.newest(&room, 1).await.unwrap(), [line(31)]);
+    assert_eq!(stored_lines(&db, &room).await, (26..32).collect::<Vec<_>>());
+    // And B's, too (it remembers bucket 4).
+    b.push(&room, &line(32)).await.unwrap();
+    assert_eq!(stored_lines(&db, &room).await, (26..33).collect::<Vec<_>>());
+}
+
+/// When each push of each pusher started and ended, on one clock shared by
+/// every task: a push that ended before another started must sort before it.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: u64,
+    end: u64,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn racing_pushers_and_trims_keep_buckets_bounded_and_items_in_push_order() {
+    let db = synced("bucket_race_trims").await;
+    // Three rounds, a room each: a race that goes wrong does not always.
+    for round in 0..3 {
+        race(&db, format!("lobby{round}")).await;
+    }
+}
+
+/// 16 pushers and 3 trimmers on `room`, then the checks.
+async fn race(db: &mongodb::Database, room: String) {
+    const PUSHERS: i64 = 16;
+    const EACH: i64 = 40;
+    const TRIMMERS: u64 = 3;
+    let clock = Arc::new(AtomicU64::new(0));
+    // The trims stop once two thirds of the items are pushed: what they left
+    // behind then meets the last third's pushes, which stay.
+    let trimming = Arc::new(AtomicBool::new(true));
+    let pushed = Arc::new(AtomicU64::new(0));
+
+    let mut pushers = Vec::new();
+    for p in 0..PUSHERS {
+        // Each task a handle of its own, as separate processes would be.
+        let mine = Buckets::<LineBucket>::new(db);
+        let (room, clock) = (room.clone(), clock.clone());
+        let (pushed, trimming) = (pushed.clone(), trimming.clone());
+        pushers.push(tokio::spawn(async move {
+            let mut spans = Vec::new();
+            for i in 0..EACH {
+                let n = p * 1000 + i;
+                let start = clock.fetch_add(1, SeqCst);
+                mine.push(&room, &line(n)).await.unwrap();
+                let end = clock.fetch_add(1, SeqCst);
+                spans.push((n, Span { start, end }));
+                if pushed.fetch_add(1, SeqCst) + 1 >= (PUSHERS * EACH * 2 / 3) as u64 {
+                    trimming.store(false, SeqCst);
+                }
+                // Pauses of 0 to 3 ms: a handle's memory of its last bucket
+                // ages while the others push on.
+                let pause = (p * 7 + i * 13) % 4;
+                tokio::time::sleep(Duration::from_millis(pause as u64)).await;
+            }
+            spans
+        }));
+    }
+    let mut trimmers = Vec::new();
+    for t in 0..TRIMMERS {
+        let mine = Buckets::<LineBucket>::new(db);
+        let (room, trimming) = (room.clone(), trimming.clone());
+        trimmers.push(tokio::spawn(async move {
+            let mut trims = 0u64;
+            while trimming.load(SeqCst) {
+                // Keep between 8 and 30: the boundary anywhere in the
+                // newest five buckets, sometimes at a bucket's edge.
+                let keep = 8 + (t * 5 + trims * 7) % 23;
+                mine.trim(&room, keep).await.unwrap();
+                trims += 1;
+                tokio::time::sleep(Duration::from_millis(1 + t)).await;
+            }
+            trims
+        }));
+    }
+    let mut spans: HashMap<i64, Span> = HashMap::new();
+    for task in pushers {
+        spans.extend(task.await.unwrap());
+    }
+    let mut trims = 0;
+    for task in trimmers {
+        trims += task.await.unwrap();
+    }
+
+    let kept = stored_lines(db, &room).await;
+    let unique: HashSet<i64> = kept.iter().copied().collect();
+    assert_eq!(unique.len(), kept.len(), "an item stored twice");
+    assert!(unique.iter().all(|n| spans.contains_key(n)));
+    println!(
+        "{room}: {PUSHERS} pushers x {EACH}, {trims} trims by {TRIMMERS} handles: {} items kept",
+        kept.len()
+    );
+    assert!(trims >= TRIMMERS, "the trims ran");
+    assert!(kept.len() < spans.len(), "the trims removed items");
+
+    // In push order: no item stored after another whose push ended before
+    // its own started.
+    let mut later_min_end = u64::MAX;
+    let mut later_n = -1;
+    for &n in kept.iter().rev() {
+        let span = spans[&n];
+        assert!(
+            later_min_end > span.start,
+            "item {n} is stored before item {later_n}, whose push ended before its push started"
+        );
+        if span.end < later_min_end {
+            (later_min_end, later_n) = (span.end, n);
+        }
+    }
+    // Nothing lost: a trim removes the oldest items, so an item pushed after
+    // a kept one was pushed is kept too.
+    let oldest_kept_end = kept.iter().map(|n| spans[n].end).min().unwrap();
+    for (n, span) in &spans {
+        assert!(
+            unique.contains(n) || span.start < oldest_kept_end,
+            "item {n} is gone, though it was pushed after a kept item"
+        );
+    }
+    // The reads agree: the newest n are the stored order's last n.
+    let buckets = Buckets::<LineBucket>::new(db);
+    for k in [1usize, 5, 13, kept.len()] {
+        let newest: Vec<i64> = buckets
+            .newest(&room, k as u32)
+            .await
+            .unwrap()
+            .iter()
+            .map(|l| l.n)
+            .collect();
+        let expected: Vec<i64> = kept.iter().rev().take(k).copied().collect();
+        assert_eq!(newest, expected, "newest {k}");
+    }
+    assert_eq!(buckets.count(&room).await.unwrap(), kept.len() as u64);
+    // A last trim, alone, is exact.
+    let removed = buckets.trim(&room, 9).await.unwrap();
+    assert_eq!(removed, kept.len() as u64 - 9);
+    assert_eq!(stored_lines(db, &room).await, kept[kept.len() - 9..]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -4,27 +4,37 @@
 //! first). [`Buckets`] keeps the pattern's promises:
 //!
 //! - **A push never overfills a bucket and never loses an item.** It goes
-//!   into the parent's newest bucket with an update filtered on `{parent,
-//!   seq, count < max}` (and the bounded-push guard `items.<max-1>:
-//!   {$exists: false}`), which `$push`es the item and `$inc`s the count in
-//!   one atomic write. When that bucket is full it opens the next one with an
-//!   upsert filtered on `{parent, seq: next, count < max}`: racers that open
-//!   the same bucket meet on the unique index on `(parent, seq)`, and the
-//!   loser pushes again. Only the newest bucket ever takes pushes, so a
-//!   parent has at most one bucket with room.
+//!   into the parent's newest bucket with an update filtered on that
+//!   bucket (its `_id` and `seq`) and `count < max` (and the bounded-push
+//!   guard `items.<max-1>: {$exists: false}`), which `$push`es the item and
+//!   `$inc`s the count in one atomic write.
+//! - **Only the newest bucket takes pushes, and a new one opens above every
+//!   other.** When the newest bucket is full, the push reads the parent's
+//!   newest bucket (one indexed read) and inserts the next one with the
+//!   item: racers that open the same bucket meet on the unique index on
+//!   `(parent, seq)`, and the loser pushes again. After opening, the push
+//!   reads the newest bucket once more: a bucket opened below a newer one
+//!   (its number trimmed away and taken again meanwhile) is removed and the
+//!   push starts over.
 //! - **The newest `k` items** are read with one `find` on the `(parent, seq)`
 //!   index, newest bucket first, limited to `ceil(k / max) + 1` buckets (the
 //!   newest may be partly filled).
 //! - **Pages over items** run across buckets in either direction, with a
 //!   [`BucketCursor`] (the bucket's `seq` and the item's place in it).
-//! - **Trimming** keeps the newest items and the counts exact.
+//! - **Trimming** keeps the newest items and the counts exact. A full bucket
+//!   that keeps only part of its items moves one place down (`seq - 1`,
+//!   once the older buckets are deleted), so that its new room takes no
+//!   push from a handle that remembers it: a bucket once full never takes
+//!   another item. A trim moves the items a cursor points at: a page after
+//!   a trim may skip or repeat items.
 //! - **Before setup nothing is written**: every helper refuses with
 //!   [`Error::MissingIndex`] until the collection has the unique
 //!   `(parent, seq)` index (asked once per `Buckets` and its clones).
 //!
-//! The newest `seq` of each parent pushed to is remembered by the
-//! `Buckets` (and its clones), so a push to a known parent is one `update`;
-//! the first push to a parent reads its newest bucket first.
+//! The newest bucket of each parent pushed to (its `_id` and `seq`) is
+//! remembered by the `Buckets` (and its clones), so a push to a known
+//! parent is one `update`; the first push to a parent, and a push whose
+//! remembered bucket is full, gone or moved, reads the newest bucket first.
 //!
 //! ```no_run
 //! # use schema_core::prelude::*;
@@ -72,6 +82,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+use bson::oid::ObjectId;
 use bson::{doc, Bson, Document as BsonDocument};
 use mongodb::{ClientSession, Database};
 use serde::de::DeserializeOwned;
@@ -142,8 +153,9 @@ pub struct ItemPage<T> {
 /// The bucket pattern's helpers for model `M` (see the [module docs](self)).
 pub struct Buckets<M: Bucket> {
     repo: Repo<M>,
-    /// The newest `seq` seen of each parent (by the parent's id as text).
-    newest: Arc<Mutex<HashMap<String, i64>>>,
+    /// The newest bucket pushed to of each parent (by the parent's id as
+    /// text).
+    newest: Arc<Mutex<HashMap<String, Known>>>,
     /// Whether the server was found to have the unique `(parent, seq)`
     /// index.
     indexed: Arc<AtomicBool>,
@@ -172,6 +184,15 @@ const REMEMBERED: usize = 10_000;
 /// How many times a push tries to find room before it gives up: each try
 /// that finds no room is a bucket filled by another writer meanwhile.
 const TRIES: usize = 64;
+
+/// A bucket as a push knows it: its `_id` and its `seq`. A push into it is
+/// filtered on both, so a bucket a trim moved (or deleted, its number taken
+/// again by a new bucket) takes nothing from a handle that remembers it.
+#[derive(Debug, Clone)]
+struct Known {
+    id: Bson,
+    seq: i64,
+}
 
 /// The order of a page of items.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -291,30 +312,58 @@ impl<M: Bucket> Buckets<M> {
         Ok(())
     }
 
-    fn remembered(&self, key: &str) -> Option<i64> {
-        self.newest.lock().ok()?.get(key).copied()
+    fn remembered(&self, key: &str) -> Option<Known> {
+        self.newest.lock().ok()?.get(key).cloned()
     }
 
-    fn remember(&self, key: String, seq: i64) {
+    fn remember(&self, key: String, bucket: Known) {
         if let Ok(mut newest) = self.newest.lock() {
             if newest.len() >= REMEMBERED && !newest.contains_key(&key) {
                 newest.clear();
             }
-            let known = newest.entry(key).or_insert(seq);
-            *known = (*known).max(seq);
+            newest.insert(key, bucket);
         }
     }
 
-    /// The `seq` of `parent`'s newest bucket, `-1` when it has none.
-    async fn newest_seq(&self, session: Option<&mut ClientSession>, parent: &Bson) -> Result<i64> {
+    /// `parent`'s newest bucket and its count, `None` when it has none: one
+    /// read on the `(parent, seq)` index.
+    async fn newest_bucket(
+        &self,
+        session: Option<&mut ClientSession>,
+        parent: &Bson,
+    ) -> Result<Option<(Known, u64)>> {
         let spec = M::BUCKET;
         let coll = self.repo.raw();
         let find = coll
             .find_one(doc! { spec.parent: parent.clone() })
             .sort(doc! { spec.seq: -1 })
-            .projection(doc! { spec.seq: 1, "_id": 0 });
+            .projection(doc! { "_id": 1, spec.seq: 1, spec.count: 1 });
         let found = with_session!(find, session).map_err(|e| self.repo.err(e, "find in"))?;
-        Ok(found.map_or(-1, |d| seq_of(&d, spec.seq)))
+        Ok(found.and_then(|d| {
+            let id = d.get("_id")?.clone();
+            let known = Known {
+                id,
+                seq: seq_of(&d, spec.seq),
+            };
+            Some((known, count_of(&d, spec.count)))
+        }))
+    }
+
+    /// The filter of a push into `bucket`: that document at that `seq`, with
+    /// room (by count, and by the bounded-push guard).
+    fn room(parent: &Bson, bucket: &Known) -> BsonDocument {
+        let spec = M::BUCKET;
+        let mut filter = doc! {
+            "_id": bucket.id.clone(),
+            spec.parent: parent.clone(),
+            spec.seq: spec.seq_value(bucket.seq),
+            spec.count: { "$lt": i64::from(spec.max) },
+        };
+        filter.insert(
+            format!("{}.{}", spec.items, spec.max.saturating_sub(1)),
+            doc! { "$exists": false },
+        );
+        filter
     }
 
     async fn push_opt(
@@ -328,64 +377,93 @@ impl<M: Bucket> Buckets<M> {
         let item = value_to_bson(item, M::NAME, spec.items)?;
         self.require_index().await?;
         let key = crate::codec::value_key(&parent);
-        let max = i64::from(spec.max);
         let coll = self.repo.raw();
-        let push =
-            doc! { "$push": { spec.items: item }, "$inc": { spec.count: spec.count_value(1) } };
-        let room = |seq: i64| {
-            let mut filter = doc! {
-                spec.parent: parent.clone(),
-                spec.seq: spec.seq_value(seq),
-                spec.count: { "$lt": max },
-            };
-            filter.insert(
-                format!("{}.{}", spec.items, spec.max.saturating_sub(1)),
-                doc! { "$exists": false },
-            );
-            filter
-        };
-        let mut known = self.remembered(&key);
+        let push = doc! { "$push": { spec.items: item.clone() }, "$inc": { spec.count: spec.count_value(1) } };
+        let mut remembered = self.remembered(&key);
         for _ in 0..TRIES {
-            let seq = match known.take() {
-                Some(seq) => seq,
-                None => self.newest_seq(session.as_deref_mut(), &parent).await?,
+            // The remembered bucket, else the newest (and whether it is full).
+            let (bucket, full) = match remembered.take() {
+                Some(known) => (Some(known), false),
+                None => match self.newest_bucket(session.as_deref_mut(), &parent).await? {
+                    Some((known, count)) => (Some(known), count >= u64::from(spec.max)),
+                    None => (None, true),
+                },
             };
-            if seq >= 0 {
-                let update = coll.update_one(room(seq), push.clone());
+            if let (Some(bucket), false) = (&bucket, full) {
+                let update = coll.update_one(Self::room(&parent, bucket), push.clone());
                 let done = with_session!(update, session.as_deref_mut())
                     .map_err(|e| self.repo.err(e, "push into"))?;
                 if done.matched_count == 1 {
-                    self.remember(key, seq);
-                    return Ok(seq);
+                    self.remember(key, bucket.clone());
+                    return Ok(bucket.seq);
                 }
+                // Full, gone or moved by a trim meanwhile: read the newest
+                // bucket.
+                continue;
             }
-            // The newest bucket is full (or gone): open the next one.
-            let next = seq + 1;
-            let mut open = push.clone();
-            if !spec.extras.is_empty() {
-                let nulls: BsonDocument = spec
-                    .extras
-                    .iter()
-                    .map(|f| (f.to_string(), Bson::Null))
-                    .collect();
-                open.insert("$setOnInsert", nulls);
-            }
-            let upsert = coll.update_one(room(next), open).upsert(true);
-            match with_session!(upsert, session.as_deref_mut()) {
-                Ok(_) => {
-                    self.remember(key, next);
-                    return Ok(next);
-                }
-                // Another writer opened it first (and may have filled it):
-                // read the newest bucket again.
-                Err(e) if crate::error::DriverErrorExt::code(&e) == Some(code::DUPLICATE_KEY) => {}
-                Err(e) => return Err(self.repo.err(e, "push into")),
+            // No bucket yet, or the newest is full: open the one after it.
+            let next = bucket.as_ref().map_or(0, |b| b.seq + 1);
+            if let Some(opened) = self
+                .open(session.as_deref_mut(), &parent, &item, next)
+                .await?
+            {
+                self.remember(key, opened.clone());
+                return Ok(opened.seq);
             }
         }
         Err(Error::Model(format!(
             "a push into `{}` found no room after {TRIES} tries: other writers kept filling the newest bucket",
             M::COLLECTION
         )))
+    }
+
+    /// Inserts bucket `seq` of `parent` holding `item`. `None` when another
+    /// writer opened that bucket first, or when a newer bucket was found
+    /// above it after the insert (its number was trimmed away and taken
+    /// again after this push read the newest bucket): it is deleted again,
+    /// as long as it holds only this item (no handle knows it), and the push
+    /// starts over.
+    async fn open(
+        &self,
+        mut session: Option<&mut ClientSession>,
+        parent: &Bson,
+        item: &Bson,
+        seq: i64,
+    ) -> Result<Option<Known>> {
+        let spec = M::BUCKET;
+        let coll = self.repo.raw();
+        let opened = Known {
+            id: Bson::ObjectId(ObjectId::new()),
+            seq,
+        };
+        let mut bucket = doc! {
+            "_id": opened.id.clone(),
+            spec.parent: parent.clone(),
+            spec.seq: spec.seq_value(seq),
+            spec.count: spec.count_value(1),
+            spec.items: [item.clone()],
+        };
+        for field in spec.extras {
+            bucket.insert(*field, Bson::Null);
+        }
+        let insert = coll.insert_one(&bucket);
+        match with_session!(insert, session.as_deref_mut()) {
+            Ok(_) => {}
+            Err(e) if crate::error::DriverErrorExt::code(&e) == Some(code::DUPLICATE_KEY) => {
+                return Ok(None)
+            }
+            Err(e) => return Err(self.repo.err(e, "push into")),
+        }
+        let newest = self.newest_bucket(session.as_deref_mut(), parent).await?;
+        if spec.max > 1 && newest.is_some_and(|(newest, _)| newest.seq > seq) {
+            let delete = coll.delete_one(doc! { "_id": opened.id.clone(), spec.count: 1 });
+            let deleted =
+                with_session!(delete, session).map_err(|e| self.repo.err(e, "push into"))?;
+            if deleted.deleted_count == 1 {
+                return Ok(None);
+            }
+        }
+        Ok(Some(opened))
     }
 
     async fn trim_opt(
@@ -398,11 +476,17 @@ impl<M: Bucket> Buckets<M> {
         let parent = self.parent_bson(parent)?;
         self.require_index().await?;
         let coll = self.repo.raw();
+        let older = |below: i64| {
+            doc! {
+                spec.parent: parent.clone(),
+                spec.seq: { "$lt": spec.seq_value(below) },
+            }
+        };
         for _ in 0..TRIES {
             let find = coll
                 .find(doc! { spec.parent: parent.clone() })
                 .sort(doc! { spec.seq: -1 })
-                .projection(doc! { spec.seq: 1, spec.count: 1, "_id": 0 });
+                .projection(doc! { "_id": 1, spec.seq: 1, spec.count: 1 });
             let buckets = crate::cursor::collect(find, session.as_deref_mut())
                 .await
                 .map_err(|e| self.repo.err(e, "trim"))?;
@@ -411,42 +495,68 @@ impl<M: Bucket> Buckets<M> {
             for bucket in &buckets {
                 let count = count_of(bucket, spec.count);
                 if kept + count >= keep {
-                    boundary = Some((seq_of(bucket, spec.seq), count, keep - kept));
+                    let id = bucket.get("_id").cloned().unwrap_or(Bson::Null);
+                    boundary = Some((id, seq_of(bucket, spec.seq), count, keep - kept));
                     break;
                 }
                 kept += count;
             }
-            let Some((seq, count, stays)) = boundary else {
+            let Some((id, seq, count, stays)) = boundary else {
                 return Ok(0);
             };
             let total: u64 = buckets.iter().map(|b| count_of(b, spec.count)).sum();
+            // The older buckets are those below this one.
+            let mut below = seq;
             if stays < count {
                 let filter = doc! {
+                    "_id": id,
                     spec.parent: parent.clone(),
                     spec.seq: spec.seq_value(seq),
                     spec.count: count as i64,
                 };
+                let mut slice = doc! {
+                    "$push": { spec.items: { "$each": [], "$slice": -(stays as i64) } },
+                    "$set": { spec.count: spec.count_value(stays as i64) },
+                };
                 let result = if stays == 0 {
                     let delete = coll.delete_one(filter);
                     with_session!(delete, session.as_deref_mut()).map(|d| d.deleted_count)
-                } else {
-                    let update = doc! {
-                        "$push": { spec.items: { "$each": [], "$slice": -(stays as i64) } },
-                        "$set": { spec.count: spec.count_value(stays as i64) },
-                    };
-                    let update = coll.update_one(filter, update);
+                } else if count < u64::from(spec.max) {
+                    let update = coll.update_one(filter, slice);
                     with_session!(update, session.as_deref_mut()).map(|u| u.matched_count)
+                } else {
+                    // A full bucket given room would take the push of a
+                    // handle that remembers it, below the newer buckets: it
+                    // moves one place down, where no handle knows it, once
+                    // the older buckets are gone.
+                    let delete = coll.delete_many(older(seq));
+                    with_session!(delete, session.as_deref_mut())
+                        .map_err(|e| self.repo.err(e, "trim"))?;
+                    below = seq - 1;
+                    if let Ok(set) = slice.get_document_mut("$set") {
+                        set.insert(spec.seq, spec.seq_value(below));
+                    }
+                    let update = coll.update_one(filter, slice);
+                    match with_session!(update, session.as_deref_mut()) {
+                        Ok(u) => Ok(u.matched_count),
+                        // An opener that read long ago took that place.
+                        Err(e)
+                            if crate::error::DriverErrorExt::code(&e)
+                                == Some(code::DUPLICATE_KEY) =>
+                        {
+                            Ok(0)
+                        }
+                        Err(e) => Err(e),
+                    }
                 };
-                // A push changed the boundary bucket meanwhile: again.
+                // A push or another trim changed the boundary bucket
+                // meanwhile: again.
                 if result.map_err(|e| self.repo.err(e, "trim"))? == 0 {
                     continue;
                 }
             }
-            let older = coll.delete_many(doc! {
-                spec.parent: parent.clone(),
-                spec.seq: { "$lt": spec.seq_value(seq) },
-            });
-            with_session!(older, session.as_deref_mut()).map_err(|e| self.repo.err(e, "trim"))?;
+            let delete = coll.delete_many(older(below));
+            with_session!(delete, session.as_deref_mut()).map_err(|e| self.repo.err(e, "trim"))?;
             return Ok(total - keep.min(total));
         }
         Err(Error::Model(format!(
