@@ -8,9 +8,9 @@
 mod common;
 mod models;
 
-use bson::{doc, Bson, DateTime};
 use common::{expect_plan, heading, show_plan, Result};
 use models::blog::{Post, Profile, User};
+use schema_core::bson::{doc, Bson, DateTime};
 use schema_core::prelude::*;
 use schema_core::{explain_find, FindShape};
 use schema_core::{Page, Schema};
@@ -68,7 +68,7 @@ async fn main() -> Result {
     heading("One-to-one: the profile is embedded, one read returns it");
     let id = "user_42".to_owned();
     let u = users.get(&id).await?.ok_or("user_42 is missing")?;
-    println!("{}", bson::serialize_to_document(&u)?);
+    println!("{}", schema_core::bson::serialize_to_document(&u)?);
     println!("one read returns the profile: {}", u.profile.display_name);
     assert_eq!(u.profile.display_name, "User 42");
 

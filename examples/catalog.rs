@@ -11,10 +11,10 @@
 mod common;
 mod models;
 
-use bson::doc;
-use bson::oid::ObjectId;
 use common::{expect_plan, heading, show_plan, Result};
 use models::catalog::{Details, Product, Sku};
+use schema_core::bson::doc;
+use schema_core::bson::oid::ObjectId;
 use schema_core::prelude::*;
 use schema_core::relation::Copies;
 use schema_core::{explain_find, FindShape, Schema};
@@ -118,7 +118,7 @@ async fn main() -> Result {
         .await?;
     for p in [&book, &dvd] {
         let stored = products.get(&p.id).await?.ok_or("missing product")?;
-        let doc = bson::serialize_to_document(&stored)?;
+        let doc = schema_core::bson::serialize_to_document(&stored)?;
         println!(
             "{:8} price {:.2}  details: {}",
             stored.name,
@@ -134,11 +134,11 @@ async fn main() -> Result {
         assert_eq!(n, 1);
     }
     // The validator knows the tag: a product of an unknown type is refused.
-    let mut stray = bson::serialize_to_document(&book)?;
+    let mut stray = schema_core::bson::serialize_to_document(&book)?;
     stray.insert("_id", ObjectId::new());
     stray.insert("details", doc! { "type": "vinyl" });
     let refused = db
-        .collection::<bson::Document>(Product::COLLECTION)
+        .collection::<schema_core::bson::Document>(Product::COLLECTION)
         .insert_one(stray)
         .await
         .is_err();
@@ -310,7 +310,7 @@ async fn main() -> Result {
     );
     assert!(report.is_consistent(), "{report:?}");
     // A copy broken behind the framework's back: verify finds it, repair fixes it.
-    db.collection::<bson::Document>(Product::COLLECTION)
+    db.collection::<schema_core::bson::Document>(Product::COLLECTION)
         .update_one(
             doc! { "_id": shirt.id },
             doc! { "$set": { "colors": ["purple"] } },

@@ -12,10 +12,10 @@
 mod common;
 mod models;
 
-use bson::oid::ObjectId;
-use bson::{doc, RawDocumentBuf};
 use common::{expect_plan, heading, ms, Result};
 use models::chat::{Room, RoomMessage};
+use schema_core::bson::oid::ObjectId;
+use schema_core::bson::{doc, RawDocumentBuf};
 use schema_core::prelude::*;
 use schema_core::{Error, Schema};
 

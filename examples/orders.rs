@@ -11,10 +11,10 @@ mod models;
 
 use std::collections::HashMap;
 
-use bson::oid::ObjectId;
-use bson::{doc, DateTime, Document as BsonDocument};
 use common::{heading, Result};
 use models::orders::{Address, Customer, LineItem, Order, Product};
+use schema_core::bson::oid::ObjectId;
+use schema_core::bson::{doc, DateTime, Document as BsonDocument};
 use schema_core::prelude::*;
 use schema_core::transaction;
 use schema_core::{Error, Schema};
@@ -63,7 +63,7 @@ fn line(product: &Product, qty: i32) -> LineItem {
 /// Adds a line item and its amount to the total, both or neither: the
 /// bounded push and the `$inc` in one transaction.
 async fn add_item(
-    client: &mongodb::Client,
+    client: &schema_core::mongodb::Client,
     orders: &Repo<Order>,
     id: &ObjectId,
     item: &LineItem,
@@ -233,14 +233,16 @@ async fn main() -> Result {
     let bypass = raw
         .update_one(
             doc! { "_id": big.id },
-            doc! { "$push": { "items": bson::serialize_to_bson(&item101)? } },
+            doc! { "$push": { "items": schema_core::bson::serialize_to_bson(&item101)? } },
         )
         .await
         .err()
         .ok_or("the validator must refuse a 101st item")?;
     let code = match bypass.kind.as_ref() {
-        mongodb::error::ErrorKind::Write(mongodb::error::WriteFailure::WriteError(w)) => w.code,
-        mongodb::error::ErrorKind::Command(c) => c.code,
+        schema_core::mongodb::error::ErrorKind::Write(
+            schema_core::mongodb::error::WriteFailure::WriteError(w),
+        ) => w.code,
+        schema_core::mongodb::error::ErrorKind::Command(c) => c.code,
         _ => 0,
     };
     println!(

@@ -9,9 +9,9 @@
 mod common;
 mod models;
 
-use bson::{doc, Document as BsonDocument};
 use common::{heading, Result};
 use models::school::{Course, Student};
+use schema_core::bson::{doc, Document as BsonDocument};
 use schema_core::prelude::*;
 use schema_core::transaction;
 use schema_core::Error;
@@ -143,8 +143,8 @@ async fn main() -> Result {
         .await?
         .ok_or("student_7")?;
     let c = courses.get(&"c_db".to_owned()).await?.ok_or("c_db")?;
-    println!("{}", bson::serialize_to_document(&s)?);
-    println!("{}", bson::serialize_to_document(&c)?);
+    println!("{}", schema_core::bson::serialize_to_document(&s)?);
+    println!("{}", schema_core::bson::serialize_to_document(&c)?);
     assert_eq!(s.course_ids, ["c_db"]);
     assert_eq!(c.student_ids, ["student_7"]);
     // A few more enrolments, so that both sides hold several ids.

@@ -11,11 +11,11 @@
 mod common;
 mod models;
 
-use bson::doc;
 use common::{heading, Result};
 use models::school::{Course, Student};
-use mongodb::options::ClientOptions;
-use mongodb::Client;
+use schema_core::bson::doc;
+use schema_core::mongodb::options::ClientOptions;
+use schema_core::mongodb::Client;
 use schema_core::prelude::*;
 use tracing::Level;
 use tracing_subscriber::fmt::format::FmtSpan;

@@ -10,10 +10,10 @@
 mod common;
 mod models;
 
-use bson::{doc, Bson, Document as BsonDocument};
 use common::{heading, Result};
 use futures_util::TryStreamExt;
-use mongodb::Database;
+use schema_core::bson::{doc, Bson, Document as BsonDocument};
+use schema_core::mongodb::Database;
 use schema_core::plan::Action;
 use schema_core::prelude::*;
 use schema_core::{Relation, Schema};

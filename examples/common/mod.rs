@@ -6,7 +6,7 @@
 use std::future::Future;
 use std::time::{Duration, Instant};
 
-use mongodb::{Client, Database};
+use schema_core::mongodb::{Client, Database};
 use schema_core::{PlanSummary, Schema};
 
 // A second client to the same server whose commands are recorded, and its log.

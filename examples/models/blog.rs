@@ -37,5 +37,5 @@ pub struct Post {
     pub title: String,
     #[embed(max = 10)]
     pub tags: Vec<String>,
-    pub at: bson::DateTime,
+    pub at: schema_core::bson::DateTime,
 }

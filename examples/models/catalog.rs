@@ -2,7 +2,7 @@
 //! only in `details`), skus referenced from the product, and the searchable
 //! sku colors copied into the product (the extended-reference pattern).
 
-use bson::oid::ObjectId;
+use schema_core::bson::oid::ObjectId;
 use schema_core::{Document, Embedded};
 use serde::{Deserialize, Serialize};
 

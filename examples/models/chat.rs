@@ -3,7 +3,7 @@
 //! `tests/ui/unbounded/chat-room-messages.rs`). Each message is a document
 //! of its own that points at its room.
 
-use bson::oid::ObjectId;
+use schema_core::bson::oid::ObjectId;
 use schema_core::Document;
 use serde::{Deserialize, Serialize};
 

@@ -2,7 +2,7 @@
 //! and references the products, which are shared and change on their own.
 //! A line item keeps `unit_price`, the price at the time of sale.
 
-use bson::oid::ObjectId;
+use schema_core::bson::oid::ObjectId;
 use schema_core::{Document, Embedded};
 use serde::{Deserialize, Serialize};
 
@@ -18,7 +18,7 @@ pub struct Order {
     #[embed(max = 100)]
     pub items: Vec<LineItem>,
     pub total: f64,
-    pub created_at: bson::DateTime,
+    pub created_at: schema_core::bson::DateTime,
 }
 
 #[derive(Embedded, Serialize, Deserialize, Debug, Clone, PartialEq)]

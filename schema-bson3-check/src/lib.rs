@@ -66,3 +66,10 @@ pub struct Invoice {
     #[embed(unbounded = "free-form metadata from the billing system, capped by it")]
     pub extra: BsonDocument,
 }
+
+/// The examples' models (`examples/models/`), compiled here too: a model a
+/// user copies from them compiles in a crate whose only dependencies are
+/// `schema-core` and `serde` (a bare `bson::` or `mongodb::` path would not
+/// resolve here).
+#[path = "../../examples/models/mod.rs"]
+pub mod examples;
