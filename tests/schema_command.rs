@@ -74,7 +74,10 @@ async fn plan_sync_verify_and_their_exit_codes() {
     let (outcome, printed) = schema(&all, &uri, &["--db", &name, "verify"]).await;
     assert_eq!(outcome.unwrap(), Outcome::Found);
     assert!(
-        printed.contains("\"s1\" -> \"c1\": MissingOnRight"),
+        printed.contains(
+            "`students` s1 lists c1 in `courseIds`, but `courses` c1 does not list s1 in \
+             `studentIds`: `repair` adds it there"
+        ),
         "{printed}"
     );
 }
@@ -277,5 +280,122 @@ async fn an_unreachable_server_fails_in_seconds_and_says_first_what_to_check() {
     assert!(
         message.lines().skip(1).any(|l| l.contains("Topology")),
         "{message}"
+    );
+}
+
+#[tokio::test]
+async fn verify_names_each_broken_link_repair_fixes_them_and_verify_is_clean_after() {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, "schema_repair").await;
+    let name = db.name().to_owned();
+    let uri = support::uri();
+    let school = example_models::school::schema();
+    school.sync(&db).await.unwrap();
+    // Each kind of fault, written around the helpers.
+    let students = db.collection::<bson::Document>("students");
+    let courses = db.collection::<bson::Document>("courses");
+    students
+        .insert_many([
+            // Lists c1, which does not list it back.
+            doc! { "_id": "s1", "name": "Ann", "courseIds": ["c1"] },
+            // Listed by c2, lists nothing.
+            doc! { "_id": "s2", "name": "Bob", "courseIds": [] },
+            // Lists a course that does not exist.
+            doc! { "_id": "s3", "name": "Cy", "courseIds": ["c404"] },
+        ])
+        .await
+        .unwrap();
+    courses
+        .insert_many([
+            doc! { "_id": "c1", "title": "Maths", "studentIds": [] },
+            doc! { "_id": "c2", "title": "Latin", "studentIds": ["s2"] },
+            // Lists a student who does not exist.
+            doc! { "_id": "c3", "title": "Greek", "studentIds": ["s404"] },
+        ])
+        .await
+        .unwrap();
+    let findings = [
+        "`students` s1 lists c1 in `courseIds`, but `courses` c1 does not list s1 in \
+         `studentIds`: `repair` adds it there",
+        "`courses` c2 lists s2 in `studentIds`, but `students` s2 does not list c2 in \
+         `courseIds`: `repair` adds it there",
+        "`students` s3 lists c404 in `courseIds`, but `courses` has no document c404: \
+         `repair` removes the id",
+        "`courses` c3 lists s404 in `studentIds`, but `students` has no document s404: \
+         `repair` removes the id",
+    ];
+    let (outcome, printed) = schema(&school, &uri, &["--db", &name, "verify"]).await;
+    assert_eq!(outcome.unwrap(), Outcome::Found, "{printed}");
+    for finding in findings {
+        assert!(printed.contains(finding), "{finding:?} in {printed}");
+    }
+
+    let fixes = [
+        "added s1 to `courses` c1 `studentIds`",
+        "added c2 to `students` s2 `courseIds`",
+        "removed c404 from `students` s3 `courseIds`: `courses` has no c404",
+        "removed s404 from `courses` c3 `studentIds`: `students` has no s404",
+    ];
+    let (outcome, printed) = schema(&school, &uri, &["--db", &name, "repair", "--dry-run"]).await;
+    assert_eq!(outcome.unwrap(), Outcome::Done, "{printed}");
+    assert!(
+        printed.starts_with("dry run: nothing written\n"),
+        "{printed}"
+    );
+    assert!(printed.contains(": 4 to fix"), "{printed}");
+    for fix in fixes {
+        let dry = fix
+            .replacen("added", "add", 1)
+            .replacen("removed", "remove", 1);
+        assert!(
+            printed.contains(&format!("would {dry}")),
+            "{fix:?} in {printed}"
+        );
+    }
+    let (outcome, _) = schema(&school, &uri, &["--db", &name, "verify"]).await;
+    assert_eq!(
+        outcome.unwrap(),
+        Outcome::Found,
+        "the dry run wrote nothing"
+    );
+
+    let (outcome, printed) = schema(&school, &uri, &["--db", &name, "repair"]).await;
+    assert_eq!(outcome.unwrap(), Outcome::Done, "{printed}");
+    assert!(
+        printed.starts_with("links students.courseIds <-> courses.studentIds: 4 fixed\n"),
+        "{printed}"
+    );
+    for fix in fixes {
+        assert!(
+            printed.contains(&format!("  {fix}")),
+            "{fix:?} in {printed}"
+        );
+    }
+    // Ids only: no name or title of a document.
+    assert!(
+        !printed.contains("Ann") && !printed.contains("Maths"),
+        "{printed}"
+    );
+
+    let (outcome, printed) = schema(&school, &uri, &["--db", &name, "verify"]).await;
+    assert_eq!(outcome.unwrap(), Outcome::Done, "{printed}");
+    assert!(
+        printed.contains("links students.courseIds <-> courses.studentIds: ok (2 edges"),
+        "{printed}"
+    );
+    let c1 = courses
+        .find_one(doc! { "_id": "c1" })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        c1.get_array("studentIds").unwrap(),
+        &vec![bson::Bson::from("s1")]
+    );
+    let (outcome, printed) = schema(&school, &uri, &["--db", &name, "repair"]).await;
+    assert_eq!(outcome.unwrap(), Outcome::Done);
+    assert_eq!(
+        printed,
+        "links students.courseIds <-> courses.studentIds: nothing to fix\n"
     );
 }

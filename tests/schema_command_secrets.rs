@@ -36,7 +36,7 @@ const PASSWORD_IN_URI: &str = "Pa55%2Fw0rd%3Fnever%40shown";
 const WRONG: &str = "Wr0ng-pa55word-hidden";
 
 /// The verbs and what each takes.
-const VERBS: [&str; 5] = ["plan", "sync", "verify", "migrate", "diagram"];
+const VERBS: [&str; 6] = ["plan", "sync", "verify", "repair", "migrate", "diagram"];
 
 /// Runs this binary as the schema command with `args`, `env_uri` as
 /// `MONGODB_URI` (none otherwise, whatever the test's own environment).
@@ -136,7 +136,10 @@ fn every_use(db: &str) -> Vec<Vec<String>> {
         vec!["--db", db, "sync", "--on-violations", "moderate"],
         vec!["--db", db, "sync", "--on-violations", "apply"],
         vec!["--db", db, "verify"],
+        vec!["--db", db, "repair", "--dry-run"],
+        vec!["--db", db, "repair"],
         vec!["--db", db, "migrate"],
+        vec!["--db", db, "migrate", "--check"],
         vec![
             "--db",
             db,
@@ -248,6 +251,7 @@ fn no_output_of_the_schema_command_shows_a_password() {
         vec!["--db", db, "migrate", "--pause-ms", g],
         vec!["--db", db, "plan", "--check", g],
         vec!["--db", db, "sync", "--drop-extra-indexes", g],
+        vec!["--db", db, "repair", "--dry-run", g],
         vec!["diagram", g],
     ];
     for args in &misplaced {

@@ -171,7 +171,10 @@ async fn every_link_and_copy_is_checked_and_each_fault_reported_once() {
     );
     assert!(text.contains("  ... and 482 more\n"), "{text}");
     assert!(
-        text.contains("  courses.studentIds of \"c2\": 501 ids, max 500\n"),
+        text.contains(
+            "  `courses` c2 holds 501 ids in `studentIds`, over its max of 500: `repair` \
+             leaves it (which ids to drop is yours to choose: unlink them)\n"
+        ),
         "{text}"
     );
     assert!(

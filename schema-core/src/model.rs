@@ -358,6 +358,11 @@ impl Stamp {
     pub(crate) fn apply(&self, update: &mut BsonDocument, upsert: bool) -> Result<()> {
         (self.update)(update, upsert)
     }
+
+    /// The function [`apply`](Self::apply) calls (for a link's side).
+    pub(crate) fn update_fn(&self) -> fn(&mut BsonDocument, bool) -> Result<()> {
+        self.update
+    }
 }
 
 impl PartialEq for Stamp {

@@ -1,6 +1,6 @@
 //! The schema command, for a binary of your own (`cli` feature): one
 //! function given your [`Schema`] gives `plan`, `sync`, `verify`,
-//! `migrate` and `diagram`, with the server and database from the command line or the
+//! `repair`, `migrate` and `diagram`, with the server and database from the command line or the
 //! environment.
 //!
 //! The binary's `main` (async, under the runtime your program uses; the
@@ -24,6 +24,8 @@
 //! schema --db shop plan --check          # exit 1 when setup has work to do
 //! schema --db shop sync --on-violations moderate
 //! schema --db shop verify                # exit 1 when a link or copy is off
+//! schema --db shop repair --dry-run      # what repair would fix in the links
+//! schema --db shop repair                # fix them, a line per id added or removed
 //! schema --db shop migrate --pause-ms 50 # upgrade earlier versions, resumable
 //! schema --db shop migrate --check       # exit 1 while a document is at an earlier version
 //! schema diagram > docs/models.md        # no server needed
@@ -58,6 +60,7 @@ use crate::error::Error;
 use crate::migrate::MigrateOptions;
 use crate::schema::Schema;
 use crate::setup::{OnViolations, SyncOptions};
+use crate::verify::RepairOptions;
 
 /// How long the command waits for a server when the URI does not say
 /// (`serverSelectionTimeoutMS`).
@@ -67,7 +70,7 @@ pub const SERVER_SELECTION_TIMEOUT: Duration = Duration::from_secs(5);
 #[derive(Debug, Parser)]
 #[command(
     name = "schema",
-    about = "Plan, sync, verify, migrate and draw the models of a schema"
+    about = "Plan, sync, verify, repair, migrate and draw the models of a schema"
 )]
 struct Args {
     /// The server's URI.
@@ -109,6 +112,14 @@ enum Command {
     },
     /// Check every link and copy (reads only).
     Verify,
+    /// Fix what `verify` finds in the links: add the missing half of a
+    /// two-sided link, remove an id whose document is gone (each edge in a
+    /// transaction of its own); print each id added or removed.
+    Repair {
+        /// Write nothing: print what would change.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Upgrade every document stored at an earlier version, in batches
     /// (resumable: run it again after a stop).
     Migrate {
@@ -367,6 +378,11 @@ async fn against(
             let check = schema.verify(db).await?;
             write!(out, "{check}")?;
             !check.is_consistent()
+        }
+        Command::Repair { dry_run } => {
+            let done = schema.repair(db, RepairOptions { dry_run }).await?;
+            write!(out, "{done}")?;
+            false
         }
         Command::Migrate { check: true, .. } => migrate::check(schema, db, out).await?,
         Command::Migrate {

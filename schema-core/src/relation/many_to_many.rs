@@ -386,43 +386,12 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
     /// `$addToSet` if the array has room or already holds `value`.
     pub(super) async fn add(
         &self,
-        mut session: Option<&mut ClientSession>,
+        session: Option<&mut ClientSession>,
         side: Side,
         id: &Bson,
         value: &Bson,
     ) -> Result<()> {
-        let room = match side.room_for(1) {
-            None => doc! { side.field: value.clone() },
-            Some(room) => doc! { "$or": [ { side.field: value.clone() }, room ] },
-        };
-        let mut filter = doc! { "_id": id.clone() };
-        filter.extend(room);
-        let coll = self.coll(side.collection);
-        let mut update = doc! { "$addToSet": { side.field: value.clone() } };
-        (side.stamp)(&mut update, false)?;
-        let r = with_session!(coll.update_one(filter, update), session.as_deref_mut())
-            .map_err(|e| Error::from_server(e, "link in", side.collection))?;
-        if r.matched_count > 0 {
-            return Ok(());
-        }
-        let exists = with_session!(
-            coll.find_one(doc! { "_id": id.clone() })
-                .projection(doc! { "_id": 1 }),
-            session
-        )
-        .map_err(|e| Error::from_server(e, "find in", side.collection))?;
-        Err(match exists {
-            Some(_) => Error::LinkFull {
-                collection: side.collection,
-                id: id_text(id),
-                field: side.field,
-                max: side.max,
-            },
-            None => Error::NotFound {
-                collection: side.collection,
-                id: id_text(id),
-            },
-        })
+        add_to(&self.db, session, side, id, value).await
     }
 
     async fn pull(
@@ -432,12 +401,7 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
         id: &Bson,
         value: &Bson,
     ) -> Result<()> {
-        let coll = self.coll(side.collection);
-        let mut update = doc! { "$pull": { side.field: value.clone() } };
-        (side.stamp)(&mut update, false)?;
-        with_session!(coll.update_one(doc! { "_id": id.clone() }, update), session)
-            .map_err(|e| Error::from_server(e, "unlink in", side.collection))?;
-        Ok(())
+        pull_from(&self.db, session, side, id, value).await
     }
 
     /// Reads both sides and reports asymmetric edges, dangling ids and
@@ -673,23 +637,97 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
         id: &Bson,
         value: &Bson,
     ) -> Result<(bool, bool)> {
-        let found = with_session!(
-            self.coll(side.collection)
-                .find_one(doc! { "_id": id.clone() })
-                .projection(doc! { side.field: 1 }),
-            session
-        )
-        .map_err(|e| Error::from_server(e, "find in", side.collection))?;
-        Ok(match found {
-            None => (false, false),
-            Some(doc) => (
-                true,
-                doc.get_array(side.field)
-                    .map(|a| a.contains(value))
-                    .unwrap_or(false),
-            ),
-        })
+        holds(&self.db, session, side, id, value).await
     }
+}
+
+/// `$addToSet` of `value` to the array of `side` in the document `id`, if
+/// the array has room or already holds it, stamped as the side's model
+/// stamps its updates: [`Error::LinkFull`] when it is full,
+/// [`Error::NotFound`] when the document is missing.
+pub(crate) async fn add_to(
+    db: &Database,
+    mut session: Option<&mut ClientSession>,
+    side: Side,
+    id: &Bson,
+    value: &Bson,
+) -> Result<()> {
+    let room = match side.room_for(1) {
+        None => doc! { side.field: value.clone() },
+        Some(room) => doc! { "$or": [ { side.field: value.clone() }, room ] },
+    };
+    let mut filter = doc! { "_id": id.clone() };
+    filter.extend(room);
+    let coll = db.collection::<BsonDocument>(side.collection);
+    let mut update = doc! { "$addToSet": { side.field: value.clone() } };
+    (side.stamp)(&mut update, false)?;
+    let r = with_session!(coll.update_one(filter, update), session.as_deref_mut())
+        .map_err(|e| Error::from_server(e, "link in", side.collection))?;
+    if r.matched_count > 0 {
+        return Ok(());
+    }
+    let exists = with_session!(
+        coll.find_one(doc! { "_id": id.clone() })
+            .projection(doc! { "_id": 1 }),
+        session
+    )
+    .map_err(|e| Error::from_server(e, "find in", side.collection))?;
+    Err(match exists {
+        Some(_) => Error::LinkFull {
+            collection: side.collection,
+            id: id_text(id),
+            field: side.field,
+            max: side.max,
+        },
+        None => Error::NotFound {
+            collection: side.collection,
+            id: id_text(id),
+        },
+    })
+}
+
+/// `$pull` of `value` from the array of `side` in the document `id`,
+/// stamped as the side's model stamps its updates.
+pub(crate) async fn pull_from(
+    db: &Database,
+    session: Option<&mut ClientSession>,
+    side: Side,
+    id: &Bson,
+    value: &Bson,
+) -> Result<()> {
+    let coll = db.collection::<BsonDocument>(side.collection);
+    let mut update = doc! { "$pull": { side.field: value.clone() } };
+    (side.stamp)(&mut update, false)?;
+    with_session!(coll.update_one(doc! { "_id": id.clone() }, update), session)
+        .map_err(|e| Error::from_server(e, "unlink in", side.collection))?;
+    Ok(())
+}
+
+/// Whether the document `id` of `side` exists, and whether its array
+/// holds `value`.
+pub(crate) async fn holds(
+    db: &Database,
+    session: Option<&mut ClientSession>,
+    side: Side,
+    id: &Bson,
+    value: &Bson,
+) -> Result<(bool, bool)> {
+    let found = with_session!(
+        db.collection::<BsonDocument>(side.collection)
+            .find_one(doc! { "_id": id.clone() })
+            .projection(doc! { side.field: 1 }),
+        session
+    )
+    .map_err(|e| Error::from_server(e, "find in", side.collection))?;
+    Ok(match found {
+        None => (false, false),
+        Some(doc) => (
+            true,
+            doc.get_array(side.field)
+                .map(|a| a.contains(value))
+                .unwrap_or(false),
+        ),
+    })
 }
 
 #[derive(Debug, Clone, Copy)]
