@@ -566,6 +566,10 @@ pub struct QueryFields {
     pub range: Vec<String>,
     /// The conditions no index can bound (`` `$where` ``, `` `$size` on `tags` ``).
     pub unindexable: Vec<String>,
+    /// The equality paths of fields that hold ids (named `..Id` or `.._id`,
+    /// or stored as an `ObjectId` or a UUID): the index such a field wants
+    /// is a reference's, `#[reference(index, to = Parent)]`.
+    pub ids: Vec<String>,
 }
 
 fn unindexed_message(model: &str, query: &QueryFields, index: Option<&str>) -> String {
@@ -574,6 +578,7 @@ fn unindexed_message(model: &str, query: &QueryFields, index: Option<&str>) -> S
         sort,
         range,
         unindexable,
+        ids,
     } = query;
     let list = |v: &[String]| {
         v.iter()
@@ -604,13 +609,24 @@ fn unindexed_message(model: &str, query: &QueryFields, index: Option<&str>) -> S
             parts.join("; ")
         )
     };
-    let fix = match index {
-        Some(index) => format!("declare the index with `{index}`, or call"),
-        None if range.len() > 1 => {
+    // One id, looked up by equality alone: the field is a reference.
+    let reference = match (equality.as_slice(), sort.is_empty() && range.is_empty()) {
+        ([id], true) if ids.contains(id) && !id.contains('.') => Some(id),
+        _ => None,
+    };
+    let fix = match (index, reference) {
+        (Some(index), Some(id)) => format!(
+            "declare the field stored as `{id}` a reference, `#[reference(index, to = {})]` \
+             (the model whose `_id` it holds), which indexes it, or declare the index with \
+             `{index}`, or call",
+            parent_of(id)
+        ),
+        (Some(index), None) => format!("declare the index with `{index}`, or call"),
+        (None, _) if range.len() > 1 => {
             "an index bounds one range field: keep one range (and equality on the rest), or call"
                 .to_owned()
         }
-        None => "filter on `_id` or an indexed field, or call".to_owned(),
+        (None, _) => "filter on `_id` or an indexed field, or call".to_owned(),
     };
     format!(
         "{what} would scan the collection: {fix} `.scan()` on the query to scan on purpose; \
@@ -640,6 +656,29 @@ fn setup_refused_message(collection: &str, step: &str, reason: &Error, done: &[S
         "setup stopped at `{collection}`: the server refused to {step}: {why}; {done}; the \
          steps after it were not tried: run `plan` to see what is left"
     )
+}
+
+/// The model an id field points at, by its stored name: `recipeId`,
+/// `recipe_id` and `recipe` give `Recipe`.
+fn parent_of(id: &str) -> String {
+    let base = id
+        .strip_suffix("_id")
+        .or_else(|| id.strip_suffix("Id"))
+        .filter(|b| !b.is_empty())
+        .unwrap_or(id);
+    let mut pascal = String::new();
+    let mut upper = true;
+    for c in base.chars() {
+        if c == '_' || c == '-' {
+            upper = true;
+        } else if upper {
+            pascal.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            pascal.push(c);
+        }
+    }
+    pascal
 }
 
 fn clash_message(collection: &str, first: &str, second: &str) -> String {

@@ -480,6 +480,12 @@ fn refusal<M: Document>(model: &Model, branch: &Branch, sort: &[(String, Directi
         unindexable.extend(branch.residual.iter().cloned());
     }
     let index = index.filter(|_| unindexable.is_empty());
+    let schema = M::json_schema();
+    let ids = equality
+        .iter()
+        .filter(|path| holds_ids(&schema, path))
+        .cloned()
+        .collect();
     Error::Unindexed {
         model: M::NAME,
         collection: M::COLLECTION,
@@ -488,9 +494,32 @@ fn refusal<M: Document>(model: &Model, branch: &Branch, sort: &[(String, Directi
             sort: sort.into_iter().map(|(k, _)| k).collect(),
             range,
             unindexable,
+            ids,
         }),
         index,
     }
+}
+
+/// Whether the top-level field stored as `path` holds ids: it is named
+/// `..Id` or `.._id` (not `_id` itself), or `schema` stores it as an
+/// `ObjectId` or a UUID (`binData`).
+fn holds_ids(schema: &BsonDocument, path: &str) -> bool {
+    if path == "_id" || path.contains('.') {
+        return false;
+    }
+    let named = path.len() > 2 && (path.ends_with("Id") || path.ends_with("_id"));
+    let types = schema
+        .get_document("properties")
+        .and_then(|p| p.get_document(path))
+        .ok()
+        .and_then(|p| p.get("bsonType"));
+    let id_type = |t: &Bson| matches!(t.as_str(), Some("objectId" | "binData"));
+    let typed = match types {
+        Some(Bson::Array(types)) => types.iter().any(id_type),
+        Some(t) => id_type(t),
+        None => false,
+    };
+    named || typed
 }
 
 #[cfg(test)]
@@ -498,6 +527,42 @@ mod tests {
     use super::*;
     use crate::index::{IndexOrigin, IndexSpec};
     use bson::doc;
+
+    #[test]
+    fn an_id_field_is_offered_a_reference_first() {
+        let schema = doc! { "properties": {
+            "recipeId": { "bsonType": "string" },
+            "chef": { "bsonType": ["objectId", "null"] },
+            "title": { "bsonType": "string" },
+        } };
+        assert!(holds_ids(&schema, "recipeId"));
+        assert!(holds_ids(&schema, "chef"));
+        assert!(holds_ids(&schema, "owner_id"));
+        assert!(!holds_ids(&schema, "title"));
+        assert!(!holds_ids(&schema, "_id"));
+        assert!(!holds_ids(&schema, "meta.recipeId"));
+        let refused = |equality: &str, sort: &[&str]| {
+            Error::Unindexed {
+                model: "Meal",
+                collection: "meals",
+                query: Box::new(QueryFields {
+                    equality: vec![equality.to_owned()],
+                    sort: sort.iter().map(|s| (*s).to_owned()).collect(),
+                    ids: vec![equality.to_owned()],
+                    ..QueryFields::default()
+                }),
+                index: Some(format!("#[document(index(keys({equality:?} = asc)))]")),
+            }
+            .to_string()
+        };
+        let msg = refused("recipeId", &[]);
+        let reference = msg.find("`#[reference(index, to = Recipe)]`").expect(&msg);
+        let index = msg.find(r#"index(keys("recipeId" = asc))"#).expect(&msg);
+        assert!(reference < index, "{msg}");
+        assert!(refused("chef", &[]).contains("to = Chef"));
+        // Sorted: the compound index it needs is declared as such.
+        assert!(!refused("recipeId", &["at"]).contains("#[reference"));
+    }
 
     /// Whether `m` serves every branch of `filter` sorted by `sort`.
     fn serves(m: &'static Model, filter: BsonDocument, sort: BsonDocument) -> bool {

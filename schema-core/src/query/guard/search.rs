@@ -116,6 +116,7 @@ pub(super) fn search_refusal<M: Document>(
             sort: sort.iter().map(|(k, _)| k.clone()).collect(),
             range,
             unindexable,
+            ids: Vec::new(),
         }),
         index,
     }
