@@ -124,6 +124,7 @@ pub mod __private {
         BoundedCollection, Deeper, DepthBudget, Nesting, NoDepthLeft,
     };
     pub use crate::collation::CollationDef;
+    pub use crate::delete_policy::{Dependent, DEPENDENTS};
     pub use crate::error::Error;
     pub use crate::field::{CustomSerializer, EmbedField, Field, Keep, LinkField, RefField};
     pub use crate::growth::{Bucket, BucketSpec, Granularity, TimeSeriesSpec};
@@ -149,16 +150,15 @@ pub mod __private {
     pub use crate::versions::{
         assert_older, decode_older, step, unknown_version, versioned_schema, Versions,
     };
-    pub use crate::delete_policy::{Dependent, DEPENDENTS};
     pub use crate::DEFAULT_LINK_MAX;
     pub use bson;
-    pub use linkme;
     pub use core::marker::PhantomData;
     pub use core::{
         option::Option::{self, None, Some},
         result::Result,
         time::Duration,
     };
+    pub use linkme;
     pub use serde;
     pub use std::{string::String, vec, vec::Vec};
 }
