@@ -2,7 +2,8 @@
 //! real server: a handle whose remembered bucket was trimmed away (or
 //! trimmed to room below the newest) pushes on above every bucket, racing
 //! pushers with concurrent trims keep every bucket bounded and the items in
-//! the order they were pushed, and before setup nothing is written.
+//! the order they were pushed, a bucket full by size (16 MiB) leaves the
+//! next push to a new bucket, and before setup nothing is written.
 
 mod support;
 
@@ -42,10 +43,38 @@ struct LineBucket {
 
 const MAX: usize = 7;
 
+#[derive(Embedded, Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Blob {
+    n: i64,
+    data: String,
+}
+
+/// Buckets of 20 blobs: 16 of 1 MiB do not fit in one.
+#[derive(Document, Serialize, Deserialize, Debug, Clone)]
+#[serde(rename_all = "camelCase")]
+#[document(
+    collection = "blob_buckets",
+    bucket(parent = owner, items = blobs, count = count, seq = seq)
+)]
+struct BlobBucket {
+    #[serde(rename = "_id")]
+    id: ObjectId,
+    owner: String,
+    seq: i32,
+    count: i64,
+    #[embed(max = 20)]
+    blobs: Vec<Blob>,
+}
+
 async fn synced(test: &str) -> mongodb::Database {
     let client = support::client().await;
     let db = support::fresh_db(&client, test).await;
-    Schema::new().with::<LineBucket>().sync(&db).await.unwrap();
+    Schema::new()
+        .with::<LineBucket>()
+        .with::<BlobBucket>()
+        .sync(&db)
+        .await
+        .unwrap();
     db
 }
 
@@ -53,16 +82,11 @@ fn line(n: i64) -> Line {
     Line { n }
 }
 
-/// Every bucket of `parent` in `collection` as stored, in `seq` order.
-async fn stored(db: &mongodb::Database, collection: &str, parent: &str) -> Vec<BsonDocument> {
-    let field = if collection == "line_buckets" {
-        "roomId"
-    } else {
-        "owner"
-    };
+/// Every bucket of room `parent` as stored, in `seq` order.
+async fn stored(db: &mongodb::Database, parent: &str) -> Vec<BsonDocument> {
     let mut cursor = db
-        .collection::<BsonDocument>(collection)
-        .find(doc! { field: parent })
+        .collection::<BsonDocument>("line_buckets")
+        .find(doc! { "roomId": parent })
         .sort(doc! { "seq": 1 })
         .await
         .unwrap();
@@ -94,7 +118,7 @@ fn count_of(bucket: &BsonDocument) -> i64 {
 /// exact, at most `MAX` items.
 async fn stored_lines(db: &mongodb::Database, room: &str) -> Vec<i64> {
     let mut out = Vec::new();
-    for bucket in stored(db, "line_buckets", room).await {
+    for bucket in stored(db, room).await {
         let items = bucket.get_array("lines").unwrap();
         assert_eq!(count_of(&bucket) as usize, items.len(), "exact count");
         assert!(items.len() <= MAX, "bucket over its max: {bucket}");
@@ -121,11 +145,7 @@ async fn a_handle_whose_bucket_was_trimmed_away_pushes_above_every_bucket() {
         b.push(&room, &line(n)).await.unwrap();
     }
     assert_eq!(b.trim(&room, 10).await.unwrap(), 21);
-    let left: Vec<i64> = stored(&db, "line_buckets", &room)
-        .await
-        .iter()
-        .map(seq_of)
-        .collect();
+    let left: Vec<i64> = stored(&db, &room).await.iter().map(seq_of).collect();
     assert_eq!(left, [3, 4], "buckets 0 to 2 deleted");
     // A's next push goes on above bucket 4, not into a new bucket 1.
     let seq = a.push(&room, &line(31)).await.unwrap();
@@ -303,6 +323,70 @@ async fn race(db: &mongodb::Database, room: String) {
     let removed = buckets.trim(&room, 9).await.unwrap();
     assert_eq!(removed, kept.len() as u64 - 9);
     assert_eq!(stored_lines(db, &room).await, kept[kept.len() - 9..]);
+}
+
+#[tokio::test]
+async fn a_bucket_full_by_size_leaves_the_next_push_to_a_new_bucket() {
+    let db = synced("bucket_by_size").await;
+    let owner = "o".to_owned();
+    let blobs = Buckets::<BlobBucket>::new(&db);
+    let mib = |n: i64| Blob {
+        n,
+        data: "x".repeat(1 << 20),
+    };
+    // Another handle pushes a small item first and remembers bucket 0.
+    let stale = Buckets::<BlobBucket>::new(&db);
+    let small = |n: i64| Blob {
+        n,
+        data: "small".into(),
+    };
+    assert_eq!(stale.push(&owner, &small(0)).await.unwrap(), 0);
+    for n in 1..=15 {
+        assert_eq!(blobs.push(&owner, &mib(n)).await.unwrap(), 0, "item {n}");
+    }
+    // The 16th MiB does not fit in bucket 0 (count 16 of 20): a new bucket.
+    let first = blobs.push(&owner, &mib(16)).await.unwrap();
+    assert!(first > 0, "item 16 went into bucket {first}");
+    assert_eq!(blobs.push(&owner, &mib(17)).await.unwrap(), first);
+    // The other handle's next (small) item goes on into the newest bucket,
+    // not into what is left of bucket 0.
+    assert_eq!(stale.push(&owner, &small(18)).await.unwrap(), first);
+    // The buckets' places and counts (not their 16 MiB of items).
+    let mut cursor = db
+        .collection::<BsonDocument>("blob_buckets")
+        .find(doc! { "owner": &owner })
+        .projection(doc! { "seq": 1, "count": 1 })
+        .sort(doc! { "seq": 1 })
+        .await
+        .unwrap();
+    let mut shape = Vec::new();
+    while cursor.advance().await.unwrap() {
+        let b = cursor.deserialize_current().unwrap();
+        shape.push((seq_of(&b), count_of(&b)));
+    }
+    // Bucket 0 moved up next to the new one: no handle that remembers it
+    // pushes into it again.
+    assert_eq!(shape, [(first - 1, 16), (first, 3)], "one new bucket, once");
+    // Every item in push order, read a few at a time.
+    let mut got = Vec::new();
+    let mut after = None;
+    loop {
+        let mut q = blobs.items(&owner).oldest_first();
+        if let Some(at) = after {
+            q = q.after(at);
+        }
+        let page = q.page(4).await.unwrap();
+        got.extend(page.items.iter().map(|b| (b.n, b.data.len())));
+        match page.next {
+            Some(next) => after = Some(next),
+            None => break,
+        }
+    }
+    let expected: Vec<(i64, usize)> = (0..=18)
+        .map(|n| (n, if n == 0 || n == 18 { 5 } else { 1 << 20 }))
+        .collect();
+    assert_eq!(got, expected);
+    assert_eq!(blobs.count(&owner).await.unwrap(), 19);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

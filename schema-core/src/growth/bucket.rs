@@ -9,13 +9,20 @@
 //!   guard `items.<max-1>: {$exists: false}`), which `$push`es the item and
 //!   `$inc`s the count in one atomic write.
 //! - **Only the newest bucket takes pushes, and a new one opens above every
-//!   other.** When the newest bucket is full, the push reads the parent's
-//!   newest bucket (one indexed read) and inserts the next one with the
-//!   item: racers that open the same bucket meet on the unique index on
-//!   `(parent, seq)`, and the loser pushes again. After opening, the push
-//!   reads the newest bucket once more: a bucket opened below a newer one
-//!   (its number trimmed away and taken again meanwhile) is removed and the
-//!   push starts over.
+//!   other.** When the newest bucket is full, or the item does not fit in
+//!   what is left of it by size (the server refuses a document over
+//!   16 MiB, code 10334, and nothing is written), the push reads the
+//!   parent's newest bucket (one indexed read) and inserts the next one
+//!   with the item: racers that open the same bucket meet on the unique
+//!   index on `(parent, seq)`, and the loser pushes again. A bucket left by
+//!   size still has room by count: the new bucket takes `seq + 2` and the
+//!   one left moves up into `seq + 1`, so that no handle that remembers it
+//!   pushes a smaller item into it. After opening, the push reads the
+//!   newest bucket once more: a bucket opened below a newer one (its
+//!   number trimmed away and taken again meanwhile) is removed and the
+//!   push starts over. An item that fits in no bucket (a bucket holding it
+//!   alone is over 16 MiB) is [`Error::TooLarge`], before anything is
+//!   sent.
 //! - **The newest `k` items** are read with one `find` on the `(parent, seq)`
 //!   index, newest bucket first, limited to `ceil(k / max) + 1` buckets (the
 //!   newest may be partly filled).
@@ -193,6 +200,10 @@ struct Known {
     id: Bson,
     seq: i64,
 }
+
+/// `BSONObjectTooLarge`: the server refused a write that would take the
+/// document past 16 MiB.
+const OBJECT_TOO_LARGE: i32 = 10334;
 
 /// The order of a page of items.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -375,11 +386,35 @@ impl<M: Bucket> Buckets<M> {
         let spec = M::BUCKET;
         let parent = self.parent_bson(parent)?;
         let item = value_to_bson(item, M::NAME, spec.items)?;
+        // The bucket this item would open, checked against 16 MiB before
+        // anything is sent: an item that fits in no bucket is refused here.
+        let mut fresh = doc! {
+            "_id": ObjectId::new(),
+            spec.parent: parent.clone(),
+            spec.seq: spec.seq_value(0),
+            spec.count: spec.count_value(1),
+            spec.items: [item.clone()],
+        };
+        for field in spec.extras {
+            fresh.insert(*field, Bson::Null);
+        }
+        let raw = bson::RawDocumentBuf::try_from(&fresh).map_err(|e| Error::Serialize {
+            model: M::NAME,
+            field: Some(spec.items.to_owned()),
+            source: Box::new(e),
+        })?;
+        crate::codec::check_size(M::COLLECTION, &raw, || {
+            fresh.get("_id").cloned().unwrap_or(Bson::Null)
+        })?;
+        drop(raw);
         self.require_index().await?;
         let key = crate::codec::value_key(&parent);
         let coll = self.repo.raw();
-        let push = doc! { "$push": { spec.items: item.clone() }, "$inc": { spec.count: spec.count_value(1) } };
+        let push =
+            doc! { "$push": { spec.items: item }, "$inc": { spec.count: spec.count_value(1) } };
         let mut remembered = self.remembered(&key);
+        // The bucket the server refused the item in by size (10334).
+        let mut refused: Option<Bson> = None;
         for _ in 0..TRIES {
             // The remembered bucket, else the newest (and whether it is full).
             let (bucket, full) = match remembered.take() {
@@ -389,22 +424,41 @@ impl<M: Bucket> Buckets<M> {
                     None => (None, true),
                 },
             };
-            if let (Some(bucket), false) = (&bucket, full) {
+            let too_small = bucket
+                .as_ref()
+                .is_some_and(|b| refused.as_ref() == Some(&b.id));
+            if let (Some(bucket), false, false) = (&bucket, full, too_small) {
                 let update = coll.update_one(Self::room(&parent, bucket), push.clone());
-                let done = with_session!(update, session.as_deref_mut())
-                    .map_err(|e| self.repo.err(e, "push into"))?;
-                if done.matched_count == 1 {
-                    self.remember(key, bucket.clone());
-                    return Ok(bucket.seq);
+                match with_session!(update, session.as_deref_mut()) {
+                    Ok(done) if done.matched_count == 1 => {
+                        self.remember(key, bucket.clone());
+                        return Ok(bucket.seq);
+                    }
+                    // Full, gone or moved by a trim meanwhile: read the
+                    // newest bucket.
+                    Ok(_) => {}
+                    // The item does not fit in what is left of it: read
+                    // the newest bucket, and if this is still it, open the
+                    // next.
+                    Err(e) if crate::error::DriverErrorExt::code(&e) == Some(OBJECT_TOO_LARGE) => {
+                        refused = Some(bucket.id.clone());
+                    }
+                    Err(e) => return Err(self.repo.err(e, "push into")),
                 }
-                // Full, gone or moved by a trim meanwhile: read the newest
-                // bucket.
                 continue;
             }
             // No bucket yet, or the newest is full: open the one after it.
-            let next = bucket.as_ref().map_or(0, |b| b.seq + 1);
+            // Left by size, the newest still has room by count: the new
+            // bucket takes the place after the next, and the newest moves up
+            // into the next once it is open.
+            let (next, close) = match &bucket {
+                None => (0, None),
+                Some(b) if too_small => (b.seq + 2, Some(b)),
+                Some(b) => (b.seq + 1, None),
+            };
+            fresh.insert(spec.seq, spec.seq_value(next));
             if let Some(opened) = self
-                .open(session.as_deref_mut(), &parent, &item, next)
+                .open(session.as_deref_mut(), &parent, &fresh, close)
                 .await?
             {
                 self.remember(key, opened.clone());
@@ -417,36 +471,28 @@ impl<M: Bucket> Buckets<M> {
         )))
     }
 
-    /// Inserts bucket `seq` of `parent` holding `item`. `None` when another
-    /// writer opened that bucket first, or when a newer bucket was found
-    /// above it after the insert (its number was trimmed away and taken
-    /// again after this push read the newest bucket): it is deleted again,
-    /// as long as it holds only this item (no handle knows it), and the push
-    /// starts over.
+    /// Inserts `bucket` (a new bucket of `parent` holding the item, at its
+    /// `seq`), then moves `close` (the newest bucket, left by size) one
+    /// place up, so that no handle that remembers it pushes into it again.
+    /// `None` when another writer opened that bucket first, or when a newer
+    /// bucket was found above it after the insert (its number was trimmed
+    /// away and taken again after this push read the newest bucket): it is
+    /// deleted again, as long as it holds only this item (no handle knows
+    /// it), and the push starts over.
     async fn open(
         &self,
         mut session: Option<&mut ClientSession>,
         parent: &Bson,
-        item: &Bson,
-        seq: i64,
+        bucket: &BsonDocument,
+        close: Option<&Known>,
     ) -> Result<Option<Known>> {
         let spec = M::BUCKET;
         let coll = self.repo.raw();
         let opened = Known {
-            id: Bson::ObjectId(ObjectId::new()),
-            seq,
+            id: bucket.get("_id").cloned().unwrap_or(Bson::Null),
+            seq: seq_of(bucket, spec.seq),
         };
-        let mut bucket = doc! {
-            "_id": opened.id.clone(),
-            spec.parent: parent.clone(),
-            spec.seq: spec.seq_value(seq),
-            spec.count: spec.count_value(1),
-            spec.items: [item.clone()],
-        };
-        for field in spec.extras {
-            bucket.insert(*field, Bson::Null);
-        }
-        let insert = coll.insert_one(&bucket);
+        let insert = coll.insert_one(bucket);
         match with_session!(insert, session.as_deref_mut()) {
             Ok(_) => {}
             Err(e) if crate::error::DriverErrorExt::code(&e) == Some(code::DUPLICATE_KEY) => {
@@ -454,8 +500,28 @@ impl<M: Bucket> Buckets<M> {
             }
             Err(e) => return Err(self.repo.err(e, "push into")),
         }
+        if let Some(closed) = close {
+            let filter = doc! {
+                "_id": closed.id.clone(),
+                spec.parent: parent.clone(),
+                spec.seq: spec.seq_value(closed.seq),
+            };
+            let up = doc! { "$set": { spec.seq: spec.seq_value(closed.seq + 1) } };
+            for _ in 0..TRIES {
+                let update = coll.update_one(filter.clone(), up.clone());
+                match with_session!(update, session.as_deref_mut()) {
+                    // Moved, or moved or deleted by another writer.
+                    Ok(_) => break,
+                    // A bucket opened there by a push that read long ago,
+                    // which removes it again (it is below this one): again.
+                    Err(e)
+                        if crate::error::DriverErrorExt::code(&e) == Some(code::DUPLICATE_KEY) => {}
+                    Err(e) => return Err(self.repo.err(e, "push into")),
+                }
+            }
+        }
         let newest = self.newest_bucket(session.as_deref_mut(), parent).await?;
-        if spec.max > 1 && newest.is_some_and(|(newest, _)| newest.seq > seq) {
+        if spec.max > 1 && newest.is_some_and(|(newest, _)| newest.seq > opened.seq) {
             let delete = coll.delete_one(doc! { "_id": opened.id.clone(), spec.count: 1 });
             let deleted =
                 with_session!(delete, session).map_err(|e| self.repo.err(e, "push into"))?;
