@@ -78,7 +78,7 @@ pub use codec::MAX_DOCUMENT_SIZE;
 pub use embed::{Embed, EmbedArray};
 pub use error::{Error, Result};
 pub use explain::{explain_find, FindShape, PlanSummary};
-pub use field::{EmbedField, Field, Keep, LinkField, RefField};
+pub use field::{EmbedField, Field, Keep, LinkField, RefField, TagField};
 pub use filter::Filter;
 pub use index::{Direction, IndexKind, IndexOrigin, IndexSpec};
 pub use model::{CopySpec, Document, Embedded, OnDelete};
@@ -126,14 +126,17 @@ pub mod __private {
     pub use crate::collation::CollationDef;
     pub use crate::delete_policy::{Dependent, DEPENDENTS};
     pub use crate::error::Error;
-    pub use crate::field::{CustomSerializer, EmbedField, Field, Keep, LinkField, RefField};
+    pub use crate::field::{
+        CustomSerializer, EmbedField, Field, Keep, LinkField, RefField, TagField,
+    };
     pub use crate::growth::{Bucket, BucketSpec, Granularity, TimeSeriesSpec};
     pub use crate::id::{assert_link_ids, assert_reference_id, IdAccepted, IdProbe, IdRefused};
     pub use crate::index::{Direction, IndexKind, IndexOrigin, IndexSpec};
     pub use crate::model::{CopySpec, OnDelete, Replaceable, Tables, Updatable};
     pub use crate::model::{Document, Embedded};
     pub use crate::path::{
-        BucketItemsPath, FieldNames, Nested, NestedFields, One, Prefix, Root, Seg,
+        descend, key_path, BucketItemsPath, FieldNames, KeyPath, Nested, NestedFields, One, Prefix,
+        Root, Seg, Tagged, Variants,
     };
     pub use crate::query::{same_name, Projection};
     pub use crate::relation::copies::{assert_copy_many, assert_copy_one};

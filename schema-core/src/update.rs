@@ -63,7 +63,7 @@ use crate::embed::{self, EmbedArray};
 use crate::error::{Error, Result};
 use crate::field::{Compare, EmbedField, Field, Scope, Typed};
 use crate::model::Updatable;
-use crate::path::{OutsideArrays, OutsideBuckets};
+use crate::path::{OutsideArrays, OutsideBuckets, OutsideVariants};
 
 /// One update document of model `M` (see the [module docs](self)).
 #[must_use = "an update does nothing until a helper runs it"]
@@ -392,6 +392,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
         T: Compare<V>,
         P: Typed + OutsideArrays + OutsideBuckets<M>,
         M: Updatable,
+        P: OutsideVariants,
     {
         Update::op("$set", self.name(), self.bson(value))
     }
@@ -402,6 +403,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
         T: NumericField,
         P: Typed + OutsideArrays + OutsideBuckets<M>,
         M: Updatable,
+        P: OutsideVariants,
     {
         Update::op("$inc", self.name(), self.bson(by))
     }
@@ -412,6 +414,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
         T: NumericField,
         P: Typed + OutsideArrays + OutsideBuckets<M>,
         M: Updatable,
+        P: OutsideVariants,
     {
         Update::op("$mul", self.name(), self.bson(by))
     }
@@ -422,6 +425,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
         T: Compare<V>,
         P: Typed + OutsideArrays + OutsideBuckets<M>,
         M: Updatable,
+        P: OutsideVariants,
     {
         Update::op("$min", self.name(), self.bson(value))
     }
@@ -432,6 +436,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
         T: Compare<V>,
         P: Typed + OutsideArrays + OutsideBuckets<M>,
         M: Updatable,
+        P: OutsideVariants,
     {
         Update::op("$max", self.name(), self.bson(value))
     }
@@ -443,6 +448,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
         T: DateField,
         P: Typed + OutsideArrays + OutsideBuckets<M>,
         M: Updatable,
+        P: OutsideVariants,
     {
         let kind = doc! { "$type": T::TYPE };
         Update::op("$currentDate", self.name(), Ok(Bson::Document(kind)))
@@ -470,6 +476,7 @@ impl<M: Scope, T, P> Field<M, T, P> {
         T: Optional,
         P: OutsideArrays + OutsideBuckets<M>,
         M: Updatable,
+        P: OutsideVariants,
     {
         Update::op("$unset", self.name(), Ok(Bson::String(String::new())))
     }
@@ -511,6 +518,7 @@ where
     where
         P: OutsideArrays + OutsideBuckets<M>,
         M: Updatable,
+        P: OutsideVariants,
     {
         self.push_all(std::slice::from_ref(item))
     }
@@ -548,6 +556,7 @@ where
     where
         P: OutsideArrays + OutsideBuckets<M>,
         M: Updatable,
+        P: OutsideVariants,
     {
         let items: Result<Vec<Bson>> = items
             .iter()
@@ -601,6 +610,7 @@ where
         C: Serialize,
         P: OutsideArrays + OutsideBuckets<M>,
         M: Updatable,
+        P: OutsideVariants,
     {
         let name = self.name();
         let max = self.max();

@@ -217,7 +217,47 @@ impl<'a> Input<'a> {
                 self.field_named(&name).map_or(name, |f| f.stored.clone())
             }
             KeyName::Path(lit) => lit.value(),
+            // Only the compiler knows the sub-document's stored names: the
+            // Rust path stands for the key in the derive's own checks, and
+            // `key_expr` gives the stored path to the generated code.
+            KeyName::Nested(key) => key.text(),
         }
+    }
+
+    /// The constant expression of a key's stored path, for a key the derive
+    /// cannot resolve itself (a Rust path into a sub-document): the field
+    /// constant's `name()`, reached through `descend` at each level, so a
+    /// field that does not exist is the compiler's error on that name.
+    pub fn key_expr(&self, key: &KeyName) -> Option<TokenStream> {
+        let KeyName::Nested(key) = key else {
+            return None;
+        };
+        let krate = self.krate();
+        let model = self.ident;
+        let (last, through) = key.path.split_last()?;
+        let (first, middle) = through.split_first()?;
+        let mut expr = quote!(<#model as #krate::__private::Document>::FIELDS.#first);
+        for segment in middle {
+            expr = quote!(#krate::__private::descend(&#expr).#segment);
+        }
+        if key.call {
+            return Some(quote!(#krate::__private::descend(&#expr).#last().name()));
+        }
+        // The last name is looked up in a constant, whose failure says what
+        // the sub-document (or each variant of the enum) holds.
+        // The call's first token is the key's name, where the error points.
+        let name = last.unraw().to_string();
+        let call = quote::quote_spanned! {last.span()=>
+            __key_path(__parent, __parent.name(), #name)
+        };
+        Some(quote! {{
+            use #krate::__private::key_path as __key_path;
+            const PATH: #krate::__private::KeyPath = {
+                let __parent = &#expr;
+                #call
+            };
+            PATH.as_str()
+        }})
     }
 
     /// Every index the model declares, in the order `indexes()` returns them:
@@ -280,6 +320,11 @@ impl<'a> Input<'a> {
                 .map(|k| (self.stored_key(&k.name), k.dir))
                 .collect();
             let mut index = Index::new(keys, Origin::Declared, declared.span, declared.unique);
+            index.key_exprs = declared
+                .keys
+                .iter()
+                .map(|k| self.key_expr(&k.name))
+                .collect();
             if let Some(name) = &declared.name {
                 index.name = name.value();
                 index.name_span = Some(name.span());
@@ -348,6 +393,9 @@ pub struct Index<'a> {
     pub span: Span,
     /// The last key is the `_id` a reference index adds after its own keys.
     pub tie_break: bool,
+    /// Per key, the constant expression of its stored path when the derive
+    /// cannot write it (see [`Input::key_expr`]); empty when none needs one.
+    pub key_exprs: Vec<Option<TokenStream>>,
 }
 
 impl Index<'_> {
@@ -368,6 +416,7 @@ impl Index<'_> {
             origin,
             span,
             tie_break: false,
+            key_exprs: Vec::new(),
         }
     }
 

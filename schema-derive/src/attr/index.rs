@@ -62,6 +62,28 @@ impl Dir {
 pub enum KeyName {
     Field(Ident),
     Path(LitStr),
+    /// A field of a sub-document (or a tagged enum's variants) by its Rust
+    /// path, `kind.glass`, or the tag, `kind.tag()` (`index(keys(...))`
+    /// only): its stored path is the field constant's, resolved by the
+    /// compiler (the derive cannot see the sub-document's fields).
+    Nested(NestedKey),
+}
+
+/// `kind.glass` (`path` = `[kind, glass]`) or `kind.tag()` (`call`).
+#[derive(Clone)]
+pub struct NestedKey {
+    pub path: Vec<Ident>,
+    /// The last segment is a method call (`tag()`).
+    pub call: bool,
+}
+
+impl NestedKey {
+    /// The path as written (`kind.glass`, `kind.tag()`), for messages.
+    pub fn text(&self) -> String {
+        let names: Vec<String> = self.path.iter().map(|i| i.unraw().to_string()).collect();
+        let call = if self.call { "()" } else { "" };
+        format!("{}{call}", names.join("."))
+    }
 }
 
 impl KeyName {
@@ -69,6 +91,7 @@ impl KeyName {
         match self {
             KeyName::Field(ident) => ident.span(),
             KeyName::Path(lit) => lit.span(),
+            KeyName::Nested(key) => key.path[0].span(),
         }
     }
 }
@@ -78,6 +101,14 @@ impl ToTokens for KeyName {
         match self {
             KeyName::Field(ident) => ident.to_tokens(tokens),
             KeyName::Path(lit) => lit.to_tokens(tokens),
+            KeyName::Nested(key) => {
+                let first = &key.path[0];
+                first.to_tokens(tokens);
+                for segment in &key.path[1..] {
+                    <Token![.]>::default().to_tokens(tokens);
+                    segment.to_tokens(tokens);
+                }
+            }
         }
     }
 }
@@ -233,11 +264,62 @@ fn parse_key_name(input: ParseStream) -> syn::Result<KeyName> {
     }
 }
 
+/// [`parse_key_name`], or a Rust path into a sub-document: `kind.glass`,
+/// `kind.tag()`.
+fn parse_index_key_name(input: ParseStream) -> syn::Result<KeyName> {
+    let name = parse_key_name(input)?;
+    let KeyName::Field(first) = name else {
+        return Ok(name);
+    };
+    if !input.peek(Token![.]) {
+        return Ok(KeyName::Field(first));
+    }
+    let mut key = NestedKey {
+        path: vec![first],
+        call: false,
+    };
+    while input.peek(Token![.]) {
+        let dot = input.parse::<Token![.]>()?;
+        if key.call {
+            return Err(syn::Error::new(
+                dot.span,
+                "a key ends at `tag()`: the tag holds a variant's name, no fields",
+            ));
+        }
+        key.path.push(input.call(Ident::parse_any)?);
+        if input.peek(syn::token::Paren) {
+            let args = parens(input)?;
+            let last = key.path.last().map(|i| i.unraw().to_string());
+            if !args.is_empty() || last.as_deref() != Some("tag") {
+                return Err(syn::Error::new(
+                    key.path[key.path.len() - 1].span(),
+                    "the one call a key may end with is `tag()`, the tag of a tagged enum (`kind.tag()`)",
+                ));
+            }
+            key.call = true;
+        }
+    }
+    Ok(KeyName::Nested(key))
+}
+
 /// `(field = asc, "dotted.path" = desc, ...)`.
 pub(super) fn parse_keys(input: ParseStream) -> syn::Result<Vec<IndexKey>> {
+    parse_keys_with(input, parse_key_name)
+}
+
+/// `(field = asc, sub.field = desc, kind.tag() = asc, "dotted.path" = desc, ...)`:
+/// the keys of `index(...)`.
+pub(super) fn parse_index_keys(input: ParseStream) -> syn::Result<Vec<IndexKey>> {
+    parse_keys_with(input, parse_index_key_name)
+}
+
+fn parse_keys_with(
+    input: ParseStream,
+    key_name: fn(ParseStream) -> syn::Result<KeyName>,
+) -> syn::Result<Vec<IndexKey>> {
     let mut keys = Vec::new();
     while !input.is_empty() {
-        let name = parse_key_name(input)?;
+        let name = key_name(input)?;
         input.parse::<Token![=]>()?;
         let dir = parse_dir(input)?;
         keys.push(IndexKey { name, dir });
@@ -388,7 +470,7 @@ pub(super) fn index(cx: &Ctxt, meta: &ParseNestedMeta, span: Span) -> Option<Ind
     for_each_nested_key(cx, meta, |inner, name, kspan| match name {
         KEYS => {
             seen_keys = true;
-            if let Some(keys) = in_parens(cx, inner, name, kspan, "field = asc", parse_keys) {
+            if let Some(keys) = in_parens(cx, inner, name, kspan, "field = asc", parse_index_keys) {
                 if keys.is_empty() {
                     cx.error_at(kspan, "`keys()` is empty: name at least one field");
                 }

@@ -667,8 +667,11 @@ fn check_field_key(cx: &Ctxt, input: &Input, key: &KeyName) -> bool {
 /// [`check_field_key`], saying what a skipped field cannot be (`indexed`,
 /// `a shard key`).
 fn check_field_key_as(cx: &Ctxt, input: &Input, key: &KeyName, role: &str) -> bool {
-    let KeyName::Field(ident) = key else {
-        return true;
+    let ident = match key {
+        KeyName::Field(ident) => ident,
+        // The first segment is this struct's; the compiler checks the rest.
+        KeyName::Nested(nested) => &nested.path[0],
+        KeyName::Path(_) => return true,
     };
     let name = ident.unraw().to_string();
     match input.field_named(&name) {

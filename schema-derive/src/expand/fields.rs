@@ -2,11 +2,11 @@
 //! so `Post::FIELDS.author_id.name()` is the stored name `"authorId"`.
 
 use proc_macro2::{Ident, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, ToTokens};
 use syn::ext::IdentExt;
 
 use super::{model_type, private};
-use crate::ast::{Data, Field, Input};
+use crate::ast::{Data, Field, Input, Style, Variant};
 use crate::attr::{Dir, FieldKind, Keep, RefAttr};
 
 pub struct Fields {
@@ -206,8 +206,10 @@ fn constant(
 /// what `User::FIELDS.profile` dereferences to. Nothing for other shapes,
 /// and for a type with lifetime parameters.
 pub fn nested(input: &Input) -> TokenStream {
-    let Data::Struct(fields) = &input.data else {
-        return TokenStream::new();
+    let fields = match &input.data {
+        Data::Struct(fields) => fields,
+        Data::Enum(variants) => return nested_enum(input, variants),
+        _ => return TokenStream::new(),
     };
     let generics = &input.original.generics;
     if generics.lifetimes().next().is_some() || input.serde.transparent.is_some() {
@@ -237,6 +239,16 @@ pub fn nested(input: &Input) -> TokenStream {
         values.push(quote!(#name: #value));
     }
     let names = stored.iter().map(|f| &f.stored);
+    let keys = stored.iter().map(|f| {
+        let (name, stored) = (&f.name, &f.stored);
+        quote!((#name, #stored))
+    });
+    let listed: Vec<String> = stored.iter().map(|f| format!("`{}`", f.name)).collect();
+    let describe = format!(
+        "no field by this name in `{}`: name one of its fields by its Rust name: {}",
+        model.unraw(),
+        listed.join(", ")
+    );
     // Every type parameter is `'static`: the constants are.
     let mut with_static = generics.clone();
     for param in with_static.type_params_mut() {
@@ -245,21 +257,7 @@ pub fn nested(input: &Input) -> TokenStream {
     let params: Vec<_> = with_static.params.iter().collect();
     let where_clause = &with_static.where_clause;
     let (impl_generics, _, _) = with_static.split_for_impl();
-    let args = generics.params.iter().map(|param| match param {
-        syn::GenericParam::Type(t) => {
-            let ident = &t.ident;
-            quote!(#ident)
-        }
-        syn::GenericParam::Const(c) => {
-            let ident = &c.ident;
-            quote!(#ident)
-        }
-        syn::GenericParam::Lifetime(l) => {
-            let lifetime = &l.lifetime;
-            quote!(#lifetime)
-        }
-    });
-    let args: Vec<_> = args.collect();
+    let args = generic_args(generics);
     quote! {
         #[allow(private_interfaces, unnameable_types, missing_docs)]
         pub struct #ident<#(#params,)* __M, __P> #where_clause {
@@ -275,6 +273,9 @@ pub fn nested(input: &Input) -> TokenStream {
                 #(#values,)*
                 __marker: #p::PhantomData,
             };
+            const KEYS: &'static [(&'static ::core::primitive::str, &'static ::core::primitive::str)] =
+                &[#(#keys),*];
+            const DESCRIBE: &'static ::core::primitive::str = #describe;
         }
 
         #[automatically_derived]
@@ -290,6 +291,241 @@ pub fn nested(input: &Input) -> TokenStream {
 
         #(#helpers)*
     }
+}
+
+/// One path of a tagged enum: a Rust field name that one or more struct
+/// variants declare, with one type and one stored name in all of them.
+struct VariantPath<'f, 'a> {
+    /// The first variant's field (its type, kind and stored name serve all).
+    field: &'f Field<'a>,
+    /// The stored name relative to the enum (`glass`, or `c.glass` below an
+    /// adjacently tagged enum's content).
+    stored: String,
+    /// The variants that declare it.
+    variants: Vec<String>,
+    /// Another variant declares the same Rust name with another type or
+    /// stored name: no path is offered.
+    disagree: bool,
+}
+
+/// `#[derive(Embedded)]` on an internally tagged (`#[serde(tag = "type")]`)
+/// or adjacently tagged (`tag`, `content`) enum: the field constants below
+/// any path, as for a struct (`Recipe::FIELDS.kind.glass`), one per Rust
+/// field name of its struct variants, and `tag()`. A name two variants
+/// declare with the same type and stored name is one path; with another
+/// type or stored name it is none. Every path's type goes through
+/// `Variants`, which takes no typed update. Nothing for an externally
+/// tagged or untagged enum (no field of its own holds the variant), nor
+/// for one with lifetime parameters.
+fn nested_enum(input: &Input, variants: &[Variant]) -> TokenStream {
+    let Some(tag) = &input.serde.tag else {
+        return TokenStream::new();
+    };
+    let generics = &input.original.generics;
+    if input.serde.untagged || generics.lifetimes().next().is_some() {
+        return TokenStream::new();
+    }
+    let p = private(input);
+    let model = input.ident;
+    let ident = format_ident!("__{}Fields", model.unraw());
+    let (_, ty_generics, _) = generics.split_for_impl();
+    let this = quote!(#model #ty_generics);
+    let content = input.serde.content.as_ref();
+    // Variants stored as their content alone carry no tag: their fields are
+    // not the tagged paths'.
+    let tagged: Vec<&Variant> = variants.iter().filter(|v| !v.skip && !v.untagged).collect();
+    let mut paths: Vec<VariantPath> = Vec::new();
+    for variant in &tagged {
+        if variant.style != Style::Struct {
+            continue;
+        }
+        for field in variant.fields.iter().filter(|f| f.is_stored()) {
+            let stored = match content {
+                Some(content) => format!("{content}.{}", field.stored),
+                None => field.stored.clone(),
+            };
+            let ty = field.ty.to_token_stream().to_string();
+            match paths.iter_mut().find(|p| p.field.name == field.name) {
+                Some(path) => {
+                    if path.stored != stored || path.field.ty.to_token_stream().to_string() != ty {
+                        path.disagree = true;
+                    }
+                    path.variants.push(variant.ident.unraw().to_string());
+                }
+                None => paths.push(VariantPath {
+                    field,
+                    stored,
+                    variants: vec![variant.ident.unraw().to_string()],
+                    disagree: false,
+                }),
+            }
+        }
+    }
+    let disagree: Vec<String> = paths
+        .iter()
+        .filter(|p| p.disagree)
+        .map(|p| format!("`{}` ({})", p.field.name, p.variants.join(", ")))
+        .collect();
+    paths.retain(|p| !p.disagree);
+    let mut helpers = Vec::new();
+    let mut decls = Vec::new();
+    let mut values = Vec::new();
+    for (index, path) in paths.iter().enumerate() {
+        let Some(name) = &path.field.original.ident else {
+            continue;
+        };
+        let prefix = quote!(#p::Seg<#this, #p::Variants<__P>, #index>);
+        let at = Place {
+            model: quote!(__M),
+            path: quote!(<#prefix as #p::Prefix>::PATH),
+            prefix,
+        };
+        let (field_ty, value) = constant(input, path.field, &at, &mut helpers);
+        let doc = format!(
+            "`{}` of {}, stored as `{}` below the enum.",
+            path.field.name,
+            path.variants.join(", "),
+            path.stored
+        );
+        decls.push(quote!(#[doc = #doc] pub #name: #field_ty));
+        values.push(quote!(#name: #value));
+    }
+    let tag_index = paths.len();
+    let tag_path = quote!(#p::Seg<#this, #p::Variants<__P>, #tag_index>);
+    let mut names: Vec<&str> = paths.iter().map(|p| p.stored.as_str()).collect();
+    names.push(tag);
+    let variant_names = tagged.iter().map(|v| &v.stored);
+    let tag_doc = format!(
+        "The tag, stored as `{tag}` below the enum: the variant a document holds, by its stored name."
+    );
+    let enum_name = model.unraw().to_string();
+    let keys = paths.iter().map(|path| {
+        let (name, stored) = (&path.field.name, &path.stored);
+        quote!((#name, #stored))
+    });
+    let describe = describe_enum(&enum_name, &tagged, &disagree);
+    // The field constants name every parameter but when there are none
+    // (and the marker is then not among the fields a typo is offered).
+    let (marker_decl, marker_value) = if paths.is_empty() {
+        (
+            quote!(__marker: #p::PhantomData<fn() -> (__M, __P, #this)>,),
+            quote!(__marker: #p::PhantomData,),
+        )
+    } else {
+        (TokenStream::new(), TokenStream::new())
+    };
+    // Every type parameter is `'static`: the constants are.
+    let mut with_static = generics.clone();
+    for param in with_static.type_params_mut() {
+        param.bounds.push(syn::parse_quote!('static));
+    }
+    let params: Vec<_> = with_static.params.iter().collect();
+    let where_clause = &with_static.where_clause;
+    let (impl_generics, _, _) = with_static.split_for_impl();
+    let args: Vec<_> = generic_args(generics);
+    quote! {
+        #[allow(private_interfaces, unnameable_types, missing_docs)]
+        pub struct #ident<#(#params,)* __M, __P> #where_clause {
+            #(#decls,)*
+            #marker_decl
+        }
+
+        #[automatically_derived]
+        impl<#(#params,)* __M: 'static, __P: #p::Prefix> #p::NestedFields
+            for #ident<#(#args,)* __M, __P> #where_clause
+        {
+            const FIELDS: &'static Self = &#ident {
+                #(#values,)*
+                #marker_value
+            };
+            const KEYS: &'static [(&'static ::core::primitive::str, &'static ::core::primitive::str)] =
+                &[#(#keys),*];
+            const DESCRIBE: &'static ::core::primitive::str = #describe;
+        }
+
+        #[automatically_derived]
+        #[allow(private_interfaces)]
+        impl<#(#params,)* __M: 'static, __P: #p::Prefix> #ident<#(#args,)* __M, __P> #where_clause {
+            #[doc = #tag_doc]
+            pub const fn tag(&self) -> #p::TagField<__M, #this, #tag_path> {
+                #p::TagField::new(<#tag_path as #p::Prefix>::PATH)
+            }
+        }
+
+        #[automatically_derived]
+        impl #impl_generics #p::Nested for #this #where_clause {
+            type Fields<__M: 'static, __P: #p::Prefix> = #ident<#(#args,)* __M, __P>;
+            type Count = #p::One;
+        }
+
+        #[automatically_derived]
+        impl #impl_generics #p::FieldNames for #this #where_clause {
+            const NAMES: &'static [&'static ::core::primitive::str] = &[#(#names),*];
+        }
+
+        #[automatically_derived]
+        impl #impl_generics #p::Tagged for #this #where_clause {
+            const ENUM: &'static ::core::primitive::str = #enum_name;
+            const TAG: &'static ::core::primitive::str = #tag;
+            const VARIANTS: &'static [&'static ::core::primitive::str] = &[#(#variant_names),*];
+        }
+
+        #(#helpers)*
+    }
+}
+
+/// The message of an index key naming no path of a tagged enum: what to
+/// name instead, each variant with its fields.
+fn describe_enum(name: &str, variants: &[&Variant], disagree: &[String]) -> String {
+    let listed: Vec<String> = variants
+        .iter()
+        .map(|v| {
+            let fields: Vec<String> = v
+                .fields
+                .iter()
+                .filter(|f| f.is_stored() && v.style == Style::Struct)
+                .map(|f| f.name.clone())
+                .collect();
+            if fields.is_empty() {
+                format!("`{}` (no field)", v.ident.unraw())
+            } else {
+                format!("`{} {{ {} }}`", v.ident.unraw(), fields.join(", "))
+            }
+        })
+        .collect();
+    let mut text = format!(
+        "no path of `{name}` has this name: name a field of one of its variants by its Rust name, or the tag as `tag()`; its variants are {}",
+        listed.join(", ")
+    );
+    if !disagree.is_empty() {
+        text.push_str(&format!(
+            "; a field two variants declare with different types or stored names has no path: {}",
+            disagree.join(", ")
+        ));
+    }
+    text
+}
+
+/// The generic parameters as arguments (`T, N, 'a`).
+fn generic_args(generics: &syn::Generics) -> Vec<TokenStream> {
+    generics
+        .params
+        .iter()
+        .map(|param| match param {
+            syn::GenericParam::Type(t) => {
+                let ident = &t.ident;
+                quote!(#ident)
+            }
+            syn::GenericParam::Const(c) => {
+                let ident = &c.ident;
+                quote!(#ident)
+            }
+            syn::GenericParam::Lifetime(l) => {
+                let lifetime = &l.lifetime;
+                quote!(#lifetime)
+            }
+        })
+        .collect()
 }
 
 /// `Some((stored sort key, direction))` of a reference's compound index, or `None`.

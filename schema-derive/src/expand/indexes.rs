@@ -18,9 +18,12 @@ use crate::attr::{Dir, PartialTest, Value};
 pub fn expand(input: &Input) -> TokenStream {
     let p = private(input);
     let specs = input.indexes().into_iter().map(|index| {
-        let keys = index.keys.iter().map(|(key, dir)| {
+        let keys = index.keys.iter().enumerate().map(|(i, (key, dir))| {
             let dir = direction(&p, *dir);
-            quote!((#key, #dir))
+            match index.key_exprs.get(i).and_then(Option::as_ref) {
+                Some(expr) => quote!((#expr, #dir)),
+                None => quote!((#key, #dir)),
+            }
         });
         let origin = match &index.origin {
             Origin::Reference(field) => quote!(#p::IndexOrigin::Reference(#field)),
@@ -79,7 +82,17 @@ pub fn expand(input: &Input) -> TokenStream {
                 strength: #strength,
             }),));
         }
-        let plain = quote!(#p::IndexDef::new(&[#(#keys),*], #origin));
+        // A key computed by a constant expression is no promotable
+        // constant: the table is a constant of its own.
+        let keys = if index.key_exprs.iter().any(Option::is_some) {
+            quote!({
+                const KEYS: &[(&::core::primitive::str, #p::Direction)] = &[#(#keys),*];
+                KEYS
+            })
+        } else {
+            quote!(&[#(#keys),*])
+        };
+        let plain = quote!(#p::IndexDef::new(#keys, #origin));
         if options.is_empty() {
             plain
         } else {
