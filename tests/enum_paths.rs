@@ -491,3 +491,43 @@ async fn adjacently_tagged_paths() {
         "{err}"
     );
 }
+
+#[derive(Embedded, Serialize, Deserialize)]
+struct Dims {
+    #[serde(rename = "w")]
+    width: i32,
+}
+
+#[derive(Embedded, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Item {
+    stock_code: String,
+    dims: Option<Dims>,
+}
+
+#[derive(Document, Serialize, Deserialize)]
+#[document(
+    collection = "shelves",
+    index(keys(item.stock_code = asc, item.dims.width = desc))
+)]
+struct Shelf {
+    #[serde(rename = "_id")]
+    id: String,
+    #[serde(rename = "it")]
+    item: Item,
+}
+
+/// A struct sub-document's fields are indexed by their Rust path too, at
+/// any depth, with every rename on the way followed.
+#[test]
+fn struct_paths_are_indexed_by_rust_path() {
+    let keys = &Shelf::indexes()[0].keys;
+    assert_eq!(
+        keys,
+        &vec![
+            ("it.stockCode".to_owned(), Direction::Asc),
+            ("it.dims.w".to_owned(), Direction::Desc),
+        ]
+    );
+    assert_eq!(Shelf::indexes()[0].name, "it.stockCode_1_it.dims.w_-1");
+}
