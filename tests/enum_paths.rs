@@ -531,3 +531,54 @@ fn struct_paths_are_indexed_by_rust_path() {
     );
     assert_eq!(Shelf::indexes()[0].name, "it.stockCode_1_it.dims.w_-1");
 }
+
+#[derive(Embedded, Serialize, Deserialize)]
+struct Note {
+    text: String,
+}
+
+/// Generic, with a unit variant and a newtype variant: the struct variants'
+/// fields have paths, the others only their tag.
+#[derive(Embedded, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Event<T: Clone> {
+    Started { at: T },
+    Noted(Note),
+    Stopped,
+}
+
+/// Unit variants only: the tag alone.
+#[derive(Embedded, Serialize, Deserialize)]
+#[serde(tag = "state")]
+enum Phase {
+    Open,
+    Closed,
+}
+
+#[derive(Document, Serialize, Deserialize)]
+#[document(collection = "logs", index(keys(event.at = asc)), index(keys(phase.tag() = asc)))]
+struct Log {
+    #[serde(rename = "_id")]
+    id: String,
+    event: Event<i64>,
+    phase: Option<Phase>,
+}
+
+#[test]
+fn generic_unit_and_newtype_variants() {
+    let f = Log::FIELDS;
+    assert_eq!(f.event.at.name(), "event.at");
+    assert_eq!(f.event.tag().name(), "event.kind");
+    assert_eq!(f.phase.tag().name(), "phase.state");
+    assert_eq!(
+        f.event
+            .tag()
+            .is_in(["started", "noted", "stopped"])
+            .into_document()
+            .unwrap(),
+        doc! { "event.kind": { "$in": ["started", "noted", "stopped"] } }
+    );
+    assert!(f.phase.tag().eq("open").into_document().is_err());
+    let keys: Vec<_> = Log::indexes().iter().map(|i| i.keys[0].0.clone()).collect();
+    assert_eq!(keys, ["event.at", "phase.state"]);
+}
