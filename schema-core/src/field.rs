@@ -12,7 +12,7 @@ use crate::error::Result;
 use crate::filter::{Filter, Node, Op};
 use crate::index::Direction;
 use crate::model::Document as Model;
-use crate::path::{Below, Nested, NestedFields, Owns, Prefix, Root};
+use crate::path::{Below, Descend, Nested, NestedFields, Owns, Prefix, Root};
 
 /// A field of model `M` holding a `T`, at the stored path `P` (a
 /// [`Seg`](crate::path::Seg) for the fields the derives generate, whose
@@ -668,3 +668,13 @@ macro_rules! deref_to_field {
     };
 }
 deref_to_field!(EmbedField<M, C, P> => P, RefField<M, T, R> => (), LinkField<M, C, R> => ());
+
+// An index key naming a nested field by its Rust path descends through
+// these (see [`Descend`]).
+impl<M: 'static, T: Nested, P: Prefix> Descend for Field<M, T, P> {
+    type Target = T::Fields<M, Below<P, T::Count>>;
+}
+
+impl<M: 'static, T: Nested, P: Prefix> Descend for EmbedField<M, T, P> {
+    type Target = T::Fields<M, Below<P, T::Count>>;
+}

@@ -301,14 +301,6 @@ pub trait Descend {
     type Target: NestedFields;
 }
 
-impl<M: 'static, T: Nested, P: Prefix> Descend for crate::field::Field<M, T, P> {
-    type Target = T::Fields<M, Below<P, T::Count>>;
-}
-
-impl<M: 'static, T: Nested, P: Prefix> Descend for crate::field::EmbedField<M, T, P> {
-    type Target = T::Fields<M, Below<P, T::Count>>;
-}
-
 /// A stored path built in a constant by [`key_path`]; [`KeyPath::as_str`]
 /// reads it once the value is itself a constant.
 pub struct KeyPath {
