@@ -135,10 +135,10 @@ pub mod __private {
     pub use crate::model::{CopySpec, OnDelete, Replaceable, Tables, Updatable};
     pub use crate::model::{Document, Embedded};
     pub use crate::path::{
-        descend, key_path, BucketItemsPath, FieldNames, KeyPath, Nested, NestedFields, One, Prefix,
-        Root, Seg, Tagged, Variants,
+        descend, key_path, same_name, BucketItemsPath, FieldNames, KeyPath, Nested, NestedFields,
+        One, Prefix, Root, Seg, Tagged, Variants,
     };
-    pub use crate::query::{same_name, Projection};
+    pub use crate::query::Projection;
     pub use crate::relation::copies::{assert_copy_many, assert_copy_one};
     pub use crate::relation::Relation;
     pub use crate::schema_depth::schema_of;

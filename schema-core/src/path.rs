@@ -318,7 +318,10 @@ impl KeyPath {
     }
 }
 
-const fn same(a: &str, b: &str) -> bool {
+/// Whether two stored names are equal, in a constant (the derive's checks
+/// that a name is the one a model stores, the keys of a path).
+#[doc(hidden)]
+pub const fn same_name(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;
@@ -342,7 +345,7 @@ pub const fn key_path<F: Descend>(_parent: &F, parent_path: &str, name: &str) ->
     let keys = <F::Target as NestedFields>::KEYS;
     let mut i = 0;
     while i < keys.len() {
-        if same(keys[i].0, name) {
+        if same_name(keys[i].0, name) {
             let Joined { bytes, len } = join(parent_path, keys[i].1);
             return KeyPath { bytes, len };
         }

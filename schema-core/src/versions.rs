@@ -109,7 +109,7 @@ pub fn unknown_version<M: Document>(raw: &RawDocument) -> Error {
 /// done, kept as the shape of its version), it is `at`.
 pub const fn assert_older<M: Document, V: Document>(at: u32) {
     assert!(
-        same(M::COLLECTION, V::COLLECTION),
+        crate::path::same_name(M::COLLECTION, V::COLLECTION),
         "an earlier shape in `migrate_from(..)` is stored in another collection than the model"
     );
     if let Some(own) = V::VERSIONS {
@@ -122,21 +122,6 @@ pub const fn assert_older<M: Document, V: Document>(at: u32) {
             "an earlier shape in `migrate_from(..)` declares a `schema_version` other than its place in the list gives it (the first is `schema_version` 1, or the model's first version, and each next one more)"
         );
     }
-}
-
-const fn same(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 /// For generated code: the `$jsonSchema` of a versioned model, one branch

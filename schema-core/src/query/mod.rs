@@ -113,7 +113,6 @@ pub use guard::check;
 pub use guard::targeting::{targeting, Targeting};
 pub use keyset::{Cursor, Page};
 #[doc(hidden)]
-pub use projection::same_name;
 pub use projection::Projection;
 pub use sort::Sort;
 pub use stream::DocStream;

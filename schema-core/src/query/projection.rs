@@ -126,21 +126,3 @@ fn read_view<M: Document, P: Projection<M>>(raw: &RawDocument) -> Result<P> {
     }
     crate::codec::decode_named::<P>(&view, raw, P::VIEW_NAME, M::COLLECTION)
 }
-
-/// Whether two stored names are equal, in a constant (the derive's check
-/// that a view's field is stored under the model's name).
-#[doc(hidden)]
-pub const fn same_name(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
