@@ -302,12 +302,7 @@ fn collated_commands(sent: &[schema_testkit::Sent], name: &str) -> usize {
 /// refused before anything is sent.
 #[tokio::test]
 async fn filtered_writes_carry_the_collation_of_the_index_they_ride() {
-    let mut options = mongodb::options::ClientOptions::parse(support::uri())
-        .await
-        .unwrap();
-    let log = schema_testkit::CommandLog::keeping_commands();
-    log.record(&mut options);
-    let client = mongodb::Client::with_options(options).unwrap();
+    let (client, log) = support::keeping_client().await;
     let db = support::fresh_db(&client, "collation_writes").await;
     Schema::new().with::<Holder>().sync(&db).await.unwrap();
     let holders = Repo::<Holder>::new(&db);

@@ -417,12 +417,7 @@ async fn on_a_real_cluster_when_asked() {
 /// another room matches nothing that way and is sent again by `_id` alone.
 #[tokio::test]
 async fn replace_filters_on_the_shard_key_of_the_document() {
-    let mut options = mongodb::options::ClientOptions::parse(support::uri())
-        .await
-        .unwrap();
-    let log = schema_testkit::CommandLog::keeping_commands();
-    log.record(&mut options);
-    let client = mongodb::Client::with_options(options).unwrap();
+    let (client, log) = support::keeping_client().await;
     let db = support::fresh_db(&client, "sharding_replace").await;
     Schema::new().with::<Message>().sync(&db).await.unwrap();
     let messages = Repo::<Message>::new(&db);

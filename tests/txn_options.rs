@@ -11,9 +11,7 @@ use std::time::Duration;
 
 use bson::{doc, Bson, Document as BsonDocument};
 use models::{Course, Student};
-use mongodb::options::{
-    Acknowledgment, ClientOptions, ReadConcern, TransactionOptions, WriteConcern,
-};
+use mongodb::options::{Acknowledgment, ReadConcern, TransactionOptions, WriteConcern};
 use mongodb::{Client, Database};
 use schema_core::prelude::*;
 use schema_core::txn::{helper_options, transaction};
@@ -21,10 +19,7 @@ use schema_testkit::{CommandLog, Sent};
 
 /// A client whose whole commands are kept, on a school with one course.
 async fn school(name: &str) -> (Client, CommandLog, Database) {
-    let mut options = ClientOptions::parse(support::uri()).await.unwrap();
-    let log = CommandLog::keeping_commands();
-    log.record(&mut options);
-    let client = Client::with_options(options).unwrap();
+    let (client, log) = support::keeping_client().await;
     let db = support::fresh_db(&client, name).await;
     models::school::schema().sync(&db).await.unwrap();
     Repo::<Course>::new(&db)

@@ -862,12 +862,7 @@ async fn an_upgrade_over_a_bound_is_refused_before_anything_of_its_batch_is_sent
 /// shard, as `replace` does.
 #[tokio::test]
 async fn migration_writes_carry_the_shard_key() {
-    let mut options = mongodb::options::ClientOptions::parse(support::uri())
-        .await
-        .unwrap();
-    let log = schema_testkit::CommandLog::keeping_commands();
-    log.record(&mut options);
-    let client = mongodb::Client::with_options(options).unwrap();
+    let (client, log) = support::keeping_client().await;
     let db = support::fresh_db(&client, "versions_sharded").await;
     Schema::new().with::<Ship>().sync(&db).await.unwrap();
     insert_ships(&db, &[1, 2, 3, 4, 5, 6]).await;

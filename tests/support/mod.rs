@@ -44,6 +44,18 @@ pub async fn fresh_db(client: &Client, test: &str) -> Database {
     db
 }
 
+/// A client whose commands are kept whole (names, bodies), for tests that
+/// read what was sent ([`CommandLog::keeping_commands`]).
+pub async fn keeping_client() -> (Client, CommandLog) {
+    let mut options = mongodb::options::ClientOptions::parse(uri())
+        .await
+        .expect("parse the test server's URI");
+    let log = CommandLog::keeping_commands();
+    log.record(&mut options);
+    let client = Client::with_options(options).expect("a client for the test server");
+    (client, log)
+}
+
 /// A client whose commands are recorded ([`schema_testkit::counting_client`]).
 pub async fn counting_client() -> (Client, CommandLog) {
     counting_client_with(|_| {}).await
