@@ -71,8 +71,25 @@ pub static DEPENDENTS: [Dependent];
 /// The delete policies a delete of a `P` can reach, by type (the models
 /// whose references declare `on_delete` toward `P`, toward the models a
 /// cascade from `P` deletes, and so on), with the two-sided links of each
-/// model it may delete; refuses a cycle of cascades.
-pub(crate) fn reach_of<P: Document>() -> Result<PolicyGraph> {
+/// model it may delete; refuses a cycle of cascades. Walked once per model
+/// (the entries are fixed at link time), not on every delete.
+pub(crate) fn reach_of<P: Document>() -> Result<&'static PolicyGraph> {
+    let (graph, cycle) =
+        crate::once::per_model::<P, (PolicyGraph, Option<Vec<&'static str>>)>(|| {
+            let graph = reach::<P>();
+            let cycle = graph.cascade_cycle();
+            (graph, cycle)
+        });
+    match cycle {
+        Some(cycle) => Err(Error::CascadeCycle {
+            cycle: cycle.clone(),
+        }),
+        None => Ok(graph),
+    }
+}
+
+/// [`reach_of`]'s graph, walked from the entries.
+fn reach<P: Document>() -> PolicyGraph {
     let mut edges: Vec<RefPolicy> = Vec::new();
     let mut links: Vec<(&'static str, InverseArray)> = inverse_arrays(&P::relations())
         .into_iter()
@@ -107,7 +124,7 @@ pub(crate) fn reach_of<P: Document>() -> Result<PolicyGraph> {
     }
     // The link order of the entries is the linker's: a fixed order instead.
     edges.sort_by_key(|e| (e.parent, e.collection, e.field));
-    PolicyGraph::new(edges, links)
+    PolicyGraph { edges, links }
 }
 
 /// The other side of one two-sided link (`#[many_to_many(two_sided)]`):
@@ -244,6 +261,12 @@ impl PolicyGraph {
             return Err(Error::CascadeCycle { cycle });
         }
         Ok(graph)
+    }
+
+    /// Whether deleting a document of `collection` has more to do than the
+    /// delete: dependents' policies, or two-sided links to pull.
+    pub(crate) fn declares_for(&self, collection: &str) -> bool {
+        self.has_dependents(collection) || self.links_of(collection).next().is_some()
     }
 
     /// Whether a policy points at `parent` (a collection).

@@ -68,7 +68,6 @@ use mongodb::ClientSession;
 use crate::action::Action;
 use crate::codec::{self, id_to_bson};
 use crate::collation::IndexCollation;
-use crate::delete_policy::inverse_arrays;
 use crate::error::{id_text, Error, FailedInsert, InsertManyFailure, Result};
 use crate::filter::Filter;
 use crate::model::{Document, Updatable};
@@ -814,11 +813,10 @@ impl<M: Document> Repo<M> {
         how: Delete,
     ) -> Result<Option<Deleted>> {
         let graph = crate::delete_policy::reach_of::<M>()?;
-        let graph = graph.has_dependents(M::COLLECTION).then_some(graph);
-        if graph.is_none() && inverse_arrays(&M::relations()).is_empty() {
-            return self.delete_opt(session, &filter, how, None).await;
+        if !graph.declares_for(M::COLLECTION) {
+            return self.delete_opt(session, &filter, how, graph).await;
         }
-        if let Some(graph) = &graph {
+        if graph.has_dependents(M::COLLECTION) {
             // Before anything is sent (no `listIndexes` in a transaction).
             crate::relation::delete::require_indexes(self.database(), graph, M::COLLECTION).await?;
         }
@@ -829,26 +827,35 @@ impl<M: Document> Repo<M> {
             self.database().client(),
             session,
             self.txn_config(),
-            (self, &filter, how, graph.as_ref()),
-            |s, (repo, filter, how, graph)| {
-                Box::pin(async move { repo.delete_opt(Some(s), filter, *how, *graph).await })
+            (self, &filter, how),
+            |s, (repo, filter, how)| {
+                Box::pin(async move { repo.delete_opt(Some(s), filter, *how, graph).await })
             },
         )
         .await
     }
 
-    /// The delete, after the policies of its dependents (`graph`, when any
-    /// model references `M` with one), and the pull of the deleted ids from
-    /// the other side of each two-sided link (in the caller's transaction
-    /// when there are any).
+    /// The delete, with what `graph` says the models declare about the
+    /// documents it deletes (the policies of their dependents, the pull of
+    /// their two-sided links), in the caller's transaction when there is
+    /// any of it.
     async fn delete_opt(
         &self,
         mut session: Option<&mut ClientSession>,
         matching: &Matching,
         how: Delete,
-        graph: Option<&crate::delete_policy::PolicyGraph>,
+        graph: &crate::delete_policy::PolicyGraph,
     ) -> Result<Option<Deleted>> {
-        let cascades = graph.is_some() || !inverse_arrays(&M::relations()).is_empty();
+        let cascades = graph.declares_for(M::COLLECTION);
+        let before_delete = |session, ids| {
+            crate::relation::delete::before_delete(
+                self.database(),
+                graph,
+                session,
+                M::COLLECTION,
+                ids,
+            )
+        };
         let (filter, collation) = (&matching.filter, &matching.collation);
         let deleted = match how {
             Delete::Returning => {
@@ -864,9 +871,7 @@ impl<M: Document> Repo<M> {
                     .flatten()
                     .and_then(|id| Bson::try_from(id).ok())
                     .unwrap_or(Bson::Null);
-                self.apply_policies(graph, session.as_deref_mut(), vec![id.clone()])
-                    .await?;
-                self.pull_inverse(session, id).await?;
+                before_delete(session, vec![id]).await?;
                 return Ok(Some(Deleted {
                     count: 1,
                     returned: Some(raw),
@@ -884,16 +889,14 @@ impl<M: Document> Repo<M> {
             }
             Delete::ById => {
                 let id = filter.get("_id").cloned().unwrap_or(Bson::Null);
-                self.apply_policies(graph, session.as_deref_mut(), vec![id.clone()])
-                    .await?;
-                self.pull_inverse(session.as_deref_mut(), id).await?;
+                before_delete(session.as_deref_mut(), vec![id]).await?;
                 let coll = self.raw();
                 let action = coll.delete_one(filter.clone());
                 with_session!(action, session)
             }
             Delete::Many => {
-                // In the transaction: the ids first, so that the pull and
-                // the delete touch the same documents.
+                // In the transaction: the ids first, so that the policies,
+                // the pull and the delete touch the same documents.
                 let coll = self.raw();
                 let find = coll.find(filter.clone()).projection(doc! { "_id": 1 });
                 let find = collated!(find, collation.clone());
@@ -906,13 +909,9 @@ impl<M: Document> Repo<M> {
                 if ids.is_empty() {
                     return Ok(None);
                 }
-                self.apply_policies(graph, session.as_deref_mut(), ids.clone())
-                    .await?;
-                let matcher = Bson::Document(doc! { "$in": ids });
-                self.pull_inverse(session.as_deref_mut(), matcher.clone())
-                    .await?;
+                before_delete(session.as_deref_mut(), ids.clone()).await?;
                 let coll = self.raw();
-                let action = coll.delete_many(doc! { "_id": matcher });
+                let action = coll.delete_many(doc! { "_id": { "$in": ids } });
                 with_session!(action, session)
             }
         }
@@ -921,44 +920,6 @@ impl<M: Document> Repo<M> {
             count: deleted.deleted_count,
             returned: None,
         }))
-    }
-
-    /// The delete policies of the dependents of the documents `ids` (see
-    /// [`cascade`](Self::cascade)), when there are any.
-    async fn apply_policies(
-        &self,
-        graph: Option<&crate::delete_policy::PolicyGraph>,
-        session: Option<&mut ClientSession>,
-        ids: Vec<Bson>,
-    ) -> Result<()> {
-        match graph {
-            Some(graph) => {
-                crate::relation::delete::apply_policies(
-                    self.database(),
-                    graph,
-                    session,
-                    M::COLLECTION,
-                    ids,
-                )
-                .await
-            }
-            None => Ok(()),
-        }
-    }
-
-    /// Pulls `matcher` (an id, or `{$in: ids}`) from the inverse array of
-    /// every document on the other side of each two-sided link, each pulled
-    /// document stamped with its model's version and `updated_at`.
-    async fn pull_inverse(
-        &self,
-        mut session: Option<&mut ClientSession>,
-        matcher: Bson,
-    ) -> Result<()> {
-        for link in inverse_arrays(&M::relations()) {
-            link.pull(self.database(), session.as_deref_mut(), matcher.clone())
-                .await?;
-        }
-        Ok(())
     }
 }
 

@@ -160,9 +160,9 @@ impl<'a, P: Document> Delete<'a, P> {
             )));
         }
         let id = crate::codec::id_to_bson::<P>(self.id)?;
-        require_indexes(self.db, &graph, P::COLLECTION).await?;
+        require_indexes(self.db, graph, P::COLLECTION).await?;
         let walk = Walk {
-            graph: &graph,
+            graph,
             db: self.db,
             batch: self.batch.unwrap_or(DEFAULT_DELETE_BATCH),
             report: Deleted::default(),
@@ -313,13 +313,14 @@ pub(crate) async fn require_indexes(
     Ok(())
 }
 
-/// For [`Repo`](crate::Repo)'s deletes: applies the policies of the
-/// dependents of the documents `ids` of `collection` (restrict first), in
-/// `session`, leaving those documents and their own links to the caller.
-pub(crate) async fn apply_policies(
+/// For [`Repo`](crate::Repo)'s deletes: what the models declare about the
+/// documents `ids` of `collection`, deleted in the same transaction by the
+/// caller: the policies of their dependents (restrict first), then the pull
+/// of their ids from the other side of their two-sided links.
+pub(crate) async fn before_delete(
     db: &Database,
     graph: &PolicyGraph,
-    session: Option<&mut ClientSession>,
+    mut session: Option<&mut ClientSession>,
     collection: &'static str,
     ids: Vec<Bson>,
 ) -> Result<()> {
@@ -329,7 +330,10 @@ pub(crate) async fn apply_policies(
         batch: DEFAULT_DELETE_BATCH,
         report: Deleted::default(),
     };
-    walk.dependents(session, collection, ids).await
+    walk.dependents(session.as_deref_mut(), collection, ids.clone())
+        .await?;
+    walk.pull_links(session, collection, Bson::Document(doc! { "$in": ids }))
+        .await
 }
 
 /// One delete's walk of the family, with what it did so far.
