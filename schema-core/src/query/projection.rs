@@ -96,17 +96,55 @@ pub(crate) fn sent<M: Document, P: Projection<M>>() -> Option<BsonDocument> {
     })
 }
 
+/// The stored names a view reads, from its projection (made once per view
+/// type, not per document).
+struct ViewKeys {
+    /// The fields it projects.
+    keys: Vec<String>,
+    /// Whether it reads `_id` (a projection holds `_id` unless it says
+    /// otherwise).
+    id: bool,
+}
+
+impl ViewKeys {
+    fn of<M: Document, P: Projection<M>>() -> &'static ViewKeys {
+        crate::once::per_model::<P, ViewKeys>(|| {
+            let wanted = P::projection().unwrap_or_default();
+            let on = |v: &bson::Bson| {
+                !matches!(
+                    v,
+                    bson::Bson::Int32(0) | bson::Bson::Int64(0) | bson::Bson::Boolean(false)
+                )
+            };
+            ViewKeys {
+                keys: wanted
+                    .iter()
+                    .filter(|(key, v)| *key != "_id" && on(v))
+                    .map(|(key, _)| key.clone())
+                    .collect(),
+                id: wanted.get("_id").is_none_or(on),
+            }
+        })
+    }
+
+    fn keeps(&self, key: &str) -> bool {
+        if key == "_id" {
+            self.id
+        } else {
+            self.keys.iter().any(|k| k == key)
+        }
+    }
+}
+
 /// A document sent for the view `P` of `M` (see [`sent`]) read as `P`: a
 /// document at an earlier version is upgraded first; `_id` is kept out when
 /// the view leaves it out; an error names the document by its `_id`.
 fn read_view<M: Document, P: Projection<M>>(raw: &RawDocument) -> Result<P> {
-    let wanted = P::projection().unwrap_or_default();
-    let keeps = |key: &str| match wanted.get(key) {
-        Some(bson::Bson::Int32(0) | bson::Bson::Int64(0) | bson::Bson::Boolean(false)) => false,
-        Some(_) => true,
-        // `_id` is in a projection unless it says otherwise.
-        None => key == "_id",
-    };
+    let view_keys = ViewKeys::of::<M, P>();
+    if view_keys.id && !has_earlier_shapes::<M>() {
+        // What the server sent is the view: read it in place.
+        return crate::codec::decode_as::<P>(raw, P::VIEW_NAME, M::COLLECTION);
+    }
     let upgraded;
     let whole = if has_earlier_shapes::<M>() {
         let model = crate::codec::decode::<M>(raw)?;
@@ -120,7 +158,7 @@ fn read_view<M: Document, P: Projection<M>>(raw: &RawDocument) -> Result<P> {
     let mut view = RawDocumentBuf::new();
     for element in whole.iter_elements() {
         let element = element.map_err(unreadable)?;
-        if keeps(element.key().as_str()) {
+        if view_keys.keeps(element.key().as_str()) {
             view.append(element.key(), element.value().map_err(unreadable)?);
         }
     }
