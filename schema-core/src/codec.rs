@@ -159,11 +159,19 @@ fn upgrade<M: Document>(from: u32, raw: &RawDocument) -> Result<M> {
     }
     let encoded = bson::serialize_to_raw_document_buf(&upgraded)
         .map_err(|source| serialize_error(M::NAME, &upgraded, source))?;
-    if let Err(Error::OverBound {
-        field, len, max, ..
-    }) = crate::limits::check::<M>(&encoded, "")
-    {
-        return Err(Error::Upgrade {
+    crate::limits::check::<M>(&encoded, "").map_err(|e| refused_upgrade::<M>(from, raw, e))?;
+    Ok(upgraded)
+}
+
+/// `e`, an error about the upgrade of the stored document `raw` at version
+/// `from`: a bound the upgrade breaks ([`Error::OverBound`]) becomes
+/// [`Error::Upgrade`] naming the stored document, the field and the bound;
+/// any other error is returned as it is.
+pub(crate) fn refused_upgrade<M: Document>(from: u32, raw: &RawDocument, e: Error) -> Error {
+    match e {
+        Error::OverBound {
+            field, len, max, ..
+        } => Error::Upgrade {
             model: M::NAME,
             collection: M::COLLECTION,
             id: crate::error::raw_id(raw),
@@ -171,9 +179,9 @@ fn upgrade<M: Document>(from: u32, raw: &RawDocument) -> Result<M> {
             reason: format!(
                 "its upgrade holds {len} items in `{field}`, over its bound of {max}: change the step to keep at most {max}"
             ),
-        });
+        },
+        other => other,
     }
-    Ok(upgraded)
 }
 
 /// Reads a stored document of `collection` as a `T` named `name` (a model,

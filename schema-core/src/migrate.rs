@@ -315,8 +315,12 @@ impl<M: Document> Repo<M> {
             .flatten()
             .and_then(|id| Bson::try_from(id).ok())
             .unwrap_or(Bson::Null);
-        let upgraded: M = codec::decode(raw)?;
-        let (new_raw, expected) = crate::stamp::replaced(&upgraded, codec::encode(&upgraded)?)?;
+        // Upgraded and serialized once: `encode` checks the bounds (an
+        // upgrade that breaks one is refused as its step's refusal is).
+        let upgraded = M::upgrade_stored(at, raw)?;
+        let encoded =
+            codec::encode(&upgraded).map_err(|e| codec::refused_upgrade::<M>(at, raw, e))?;
+        let (new_raw, expected) = crate::stamp::replaced(&upgraded, encoded)?;
         let mut filter = doc! { "_id": id };
         if at == 1 {
             filter.insert(VERSION_FIELD, doc! { "$in": [Bson::Null, 1] });
