@@ -249,48 +249,113 @@ pub fn nested(input: &Input) -> TokenStream {
         model.unraw(),
         listed.join(", ")
     );
-    // Every type parameter is `'static`: the constants are.
+    let names: Vec<TokenStream> = names.map(|n| quote!(#n)).collect();
+    let fields_type = FieldsType {
+        ident,
+        this,
+        decls,
+        values,
+        marker: true,
+        keys: keys.collect(),
+        describe,
+        names,
+    };
+    let common = fields_type.expand(&p, generics);
+    quote! {
+        #common
+
+        #(#helpers)*
+    }
+}
+
+/// The field constants' type of a sub-document (a struct's, or a tagged
+/// enum's paths): its declaration and its `NestedFields`, `Nested` and
+/// `FieldNames` impls, the same for both.
+struct FieldsType {
+    /// `__ProfileFields`.
+    ident: Ident,
+    /// The sub-document's type with its generic arguments.
+    this: TokenStream,
+    /// The constants' declarations and values.
+    decls: Vec<TokenStream>,
+    values: Vec<TokenStream>,
+    /// Whether the type holds a marker of its parameters (when no constant
+    /// names them).
+    marker: bool,
+    /// `(Rust name, stored name)` pairs, and the message of a key naming
+    /// none of them.
+    keys: Vec<TokenStream>,
+    describe: String,
+    /// The stored names.
+    names: Vec<TokenStream>,
+}
+
+impl FieldsType {
+    fn expand(&self, p: &Ident, generics: &syn::Generics) -> TokenStream {
+        let FieldsType {
+            ident,
+            this,
+            decls,
+            values,
+            marker,
+            keys,
+            describe,
+            names,
+        } = self;
+        let with_static = with_static(generics);
+        let params: Vec<_> = with_static.params.iter().collect();
+        let where_clause = &with_static.where_clause;
+        let (impl_generics, _, _) = with_static.split_for_impl();
+        let args = generic_args(generics);
+        let (marker_decl, marker_value) = if *marker {
+            (
+                quote!(__marker: #p::PhantomData<fn() -> (__M, __P, #this)>,),
+                quote!(__marker: #p::PhantomData,),
+            )
+        } else {
+            (TokenStream::new(), TokenStream::new())
+        };
+        quote! {
+            #[allow(private_interfaces, unnameable_types, missing_docs)]
+            pub struct #ident<#(#params,)* __M, __P> #where_clause {
+                #(#decls,)*
+                #marker_decl
+            }
+
+            #[automatically_derived]
+            impl<#(#params,)* __M: 'static, __P: #p::Prefix> #p::NestedFields
+                for #ident<#(#args,)* __M, __P> #where_clause
+            {
+                const FIELDS: &'static Self = &#ident {
+                    #(#values,)*
+                    #marker_value
+                };
+                const KEYS: &'static [(&'static ::core::primitive::str, &'static ::core::primitive::str)] =
+                    &[#(#keys),*];
+                const DESCRIBE: &'static ::core::primitive::str = #describe;
+            }
+
+            #[automatically_derived]
+            impl #impl_generics #p::Nested for #this #where_clause {
+                type Fields<__M: 'static, __P: #p::Prefix> = #ident<#(#args,)* __M, __P>;
+                type Count = #p::One;
+            }
+
+            #[automatically_derived]
+            impl #impl_generics #p::FieldNames for #this #where_clause {
+                const NAMES: &'static [&'static ::core::primitive::str] = &[#(#names),*];
+            }
+        }
+    }
+}
+
+/// `generics` with every type parameter `'static`: the constants are.
+fn with_static(generics: &syn::Generics) -> syn::Generics {
     let mut with_static = generics.clone();
     for param in with_static.type_params_mut() {
         param.bounds.push(syn::parse_quote!('static));
     }
-    let params: Vec<_> = with_static.params.iter().collect();
-    let where_clause = &with_static.where_clause;
-    let (impl_generics, _, _) = with_static.split_for_impl();
-    let args = generic_args(generics);
-    quote! {
-        #[allow(private_interfaces, unnameable_types, missing_docs)]
-        pub struct #ident<#(#params,)* __M, __P> #where_clause {
-            #(#decls,)*
-            __marker: #p::PhantomData<fn() -> (__M, __P, #this)>,
-        }
-
-        #[automatically_derived]
-        impl<#(#params,)* __M: 'static, __P: #p::Prefix> #p::NestedFields
-            for #ident<#(#args,)* __M, __P> #where_clause
-        {
-            const FIELDS: &'static Self = &#ident {
-                #(#values,)*
-                __marker: #p::PhantomData,
-            };
-            const KEYS: &'static [(&'static ::core::primitive::str, &'static ::core::primitive::str)] =
-                &[#(#keys),*];
-            const DESCRIBE: &'static ::core::primitive::str = #describe;
-        }
-
-        #[automatically_derived]
-        impl #impl_generics #p::Nested for #this #where_clause {
-            type Fields<__M: 'static, __P: #p::Prefix> = #ident<#(#args,)* __M, __P>;
-            type Count = #p::One;
-        }
-
-        #[automatically_derived]
-        impl #impl_generics #p::FieldNames for #this #where_clause {
-            const NAMES: &'static [&'static ::core::primitive::str] = &[#(#names),*];
-        }
-
-        #(#helpers)*
-    }
+    with_static
 }
 
 /// One path of a tagged enum: a Rust field name that one or more struct
@@ -406,42 +471,24 @@ fn nested_enum(input: &Input, variants: &[Variant]) -> TokenStream {
     let describe = describe_enum(&enum_name, &tagged, &disagree);
     // The field constants name every parameter but when there are none
     // (and the marker is then not among the fields a typo is offered).
-    let (marker_decl, marker_value) = if paths.is_empty() {
-        (
-            quote!(__marker: #p::PhantomData<fn() -> (__M, __P, #this)>,),
-            quote!(__marker: #p::PhantomData,),
-        )
-    } else {
-        (TokenStream::new(), TokenStream::new())
+    let fields_type = FieldsType {
+        ident: ident.clone(),
+        this: this.clone(),
+        decls,
+        values,
+        marker: paths.is_empty(),
+        keys: keys.collect(),
+        describe,
+        names: names.iter().map(|n| quote!(#n)).collect(),
     };
-    // Every type parameter is `'static`: the constants are.
-    let mut with_static = generics.clone();
-    for param in with_static.type_params_mut() {
-        param.bounds.push(syn::parse_quote!('static));
-    }
+    let common = fields_type.expand(&p, generics);
+    let with_static = with_static(generics);
     let params: Vec<_> = with_static.params.iter().collect();
     let where_clause = &with_static.where_clause;
     let (impl_generics, _, _) = with_static.split_for_impl();
     let args: Vec<_> = generic_args(generics);
     quote! {
-        #[allow(private_interfaces, unnameable_types, missing_docs)]
-        pub struct #ident<#(#params,)* __M, __P> #where_clause {
-            #(#decls,)*
-            #marker_decl
-        }
-
-        #[automatically_derived]
-        impl<#(#params,)* __M: 'static, __P: #p::Prefix> #p::NestedFields
-            for #ident<#(#args,)* __M, __P> #where_clause
-        {
-            const FIELDS: &'static Self = &#ident {
-                #(#values,)*
-                #marker_value
-            };
-            const KEYS: &'static [(&'static ::core::primitive::str, &'static ::core::primitive::str)] =
-                &[#(#keys),*];
-            const DESCRIBE: &'static ::core::primitive::str = #describe;
-        }
+        #common
 
         #[automatically_derived]
         #[allow(private_interfaces)]
@@ -450,17 +497,6 @@ fn nested_enum(input: &Input, variants: &[Variant]) -> TokenStream {
             pub const fn tag(&self) -> #p::TagField<__M, #this, #tag_path> {
                 #p::TagField::new(<#tag_path as #p::Prefix>::PATH)
             }
-        }
-
-        #[automatically_derived]
-        impl #impl_generics #p::Nested for #this #where_clause {
-            type Fields<__M: 'static, __P: #p::Prefix> = #ident<#(#args,)* __M, __P>;
-            type Count = #p::One;
-        }
-
-        #[automatically_derived]
-        impl #impl_generics #p::FieldNames for #this #where_clause {
-            const NAMES: &'static [&'static ::core::primitive::str] = &[#(#names),*];
         }
 
         #[automatically_derived]
