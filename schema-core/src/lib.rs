@@ -14,52 +14,35 @@
 #![warn(missing_docs)]
 #![warn(unreachable_pub)]
 
-pub mod action;
-pub mod bounded;
 #[cfg(feature = "cli")]
 pub mod cli;
-mod cluster;
-mod codec;
-pub mod collation;
-mod cursor;
-pub mod delete_policy;
-pub mod diagram;
-pub mod embed;
 pub mod error;
-pub mod explain;
-pub mod field;
-pub mod filter;
-mod fixed;
+mod evolution;
+mod exec;
 pub mod growth;
-mod id;
-mod index;
-mod limits;
-mod migrate;
 pub mod model;
-mod once;
-pub mod path;
-pub mod plan;
 pub mod query;
 pub mod relation;
-mod reply;
 pub mod repo;
-pub mod schema;
-pub mod schema_depth;
 pub mod setup;
-pub mod shard;
-pub mod stamp;
-mod tables;
-pub mod text_index;
-pub mod timeseries;
-#[cfg(feature = "tracing")]
-pub mod trace;
 pub mod txn;
-pub mod update;
-mod validator;
-pub mod verify;
-mod versioned;
-pub mod versions;
+mod typed;
 pub mod write;
+
+// The modules' former paths, kept while the public surface is flattened.
+pub use evolution::versions;
+pub use exec::action;
+#[cfg(feature = "tracing")]
+pub use exec::trace;
+pub use model::index::collation;
+pub use model::index::text as text_index;
+pub use model::validator::depth as schema_depth;
+pub use model::{bounded, delete_policy, shard, stamp, timeseries};
+pub use query::explain;
+pub use relation::verify;
+pub use setup::{diagram, plan, schema};
+pub use typed::{field, filter, path, update};
+pub use write::embed;
 
 /// The BSON crate this one is built on (`bson` 3): name its types
 /// (`schema_core::bson::oid::ObjectId`, `schema_core::bson::doc!`, ...) through
@@ -74,13 +57,14 @@ pub use bson;
 pub use mongodb;
 
 pub use bounded::{Bounded, BoundedAt, BoundedCollection};
-pub use codec::MAX_DOCUMENT_SIZE;
 pub use embed::{Embed, EmbedArray};
 pub use error::{Error, Result};
 pub use explain::{explain_find, FindShape, PlanSummary};
 pub use field::{EmbedField, Field, Keep, LinkField, RefField, TagField};
 pub use filter::Filter;
-pub use index::{Direction, IndexKind, IndexOrigin, IndexSpec};
+pub use model::codec::MAX_DOCUMENT_SIZE;
+pub use model::index::{Direction, IndexKind, IndexOrigin, IndexSpec};
+pub use model::validator::BsonSchema;
 pub use model::{CopySpec, Document, Embedded, OnDelete};
 pub use plan::{Action, Plan, Unsharded, VersionCount, Violators};
 pub use query::{DocStream, Find, Projection, Sort};
@@ -94,7 +78,6 @@ pub use schema_derive::{Document, Embedded, Projection};
 pub use setup::{OnViolations, SyncOptions, SyncReport};
 pub use txn::{transaction, RetryPolicy, Transaction};
 pub use update::Update;
-pub use validator::BsonSchema;
 
 /// The most ids a `#[many_to_many(...)]` array may hold when its `max` is not
 /// given: `#[many_to_many(one_sided, to = Course)]` is bounded at 1000 ids.
@@ -119,39 +102,43 @@ pub mod prelude {
 /// Paths used by generated code. Not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::bounded::{
+    pub use crate::error::Error;
+    pub use crate::evolution::versions::{
+        assert_older, decode_older, step, unknown_version, versioned_schema, Versions,
+    };
+    pub use crate::growth::{Bucket, BucketSpec, Granularity, TimeSeriesSpec};
+    pub use crate::model::bounded::{
         assert_bounded, assert_bounded_items, AsField, AsItem, Bounded, BoundedAt,
         BoundedCollection, Deeper, DepthBudget, Nesting, NoDepthLeft,
     };
-    pub use crate::collation::CollationDef;
-    pub use crate::delete_policy::{Dependent, DEPENDENTS};
-    pub use crate::error::Error;
-    pub use crate::field::{
-        CustomSerializer, EmbedField, Field, Keep, LinkField, RefField, TagField,
+    pub use crate::model::delete_policy::{Dependent, DEPENDENTS};
+    pub use crate::model::id::{
+        assert_link_ids, assert_reference_id, IdAccepted, IdProbe, IdRefused,
     };
-    pub use crate::growth::{Bucket, BucketSpec, Granularity, TimeSeriesSpec};
-    pub use crate::id::{assert_link_ids, assert_reference_id, IdAccepted, IdProbe, IdRefused};
-    pub use crate::index::{Direction, IndexKind, IndexOrigin, IndexSpec};
-    pub use crate::model::{CopySpec, OnDelete, Replaceable, Tables, Updatable};
-    pub use crate::model::{Document, Embedded};
-    pub use crate::path::{
-        descend, key_path, same_name, BucketItemsPath, FieldNames, KeyPath, Nested, NestedFields,
-        One, Prefix, Root, Seg, Tagged, Variants,
+    pub use crate::model::index::collation::CollationDef;
+    pub use crate::model::index::text::TextDef;
+    pub use crate::model::index::{Direction, IndexKind, IndexOrigin, IndexSpec};
+    pub use crate::model::shard::ShardKey;
+    pub use crate::model::stamp::{Stamp, TimestampField, VersionField, VersionType};
+    pub use crate::model::tables::{
+        object_of, ConstBson, IndexDef, PartialDef, PropertyDef, Required,
     };
-    pub use crate::query::Projection;
-    pub use crate::relation::copies::{assert_copy_many, assert_copy_one};
-    pub use crate::relation::Relation;
-    pub use crate::schema_depth::schema_of;
-    pub use crate::shard::ShardKey;
-    pub use crate::stamp::{Stamp, TimestampField, VersionField, VersionType};
-    pub use crate::tables::{object_of, ConstBson, IndexDef, PartialDef, PropertyDef, Required};
-    pub use crate::text_index::TextDef;
-    pub use crate::validator::{
+    pub use crate::model::validator::depth::schema_of;
+    pub use crate::model::validator::{
         any_of, enum_of, object_schema, one_of, tuple_of, with_max_items, with_tag, BsonSchema,
         Described, Property, SchemaProbe, Undescribed,
     };
-    pub use crate::versions::{
-        assert_older, decode_older, step, unknown_version, versioned_schema, Versions,
+    pub use crate::model::{CopySpec, OnDelete, Replaceable, Tables, Updatable};
+    pub use crate::model::{Document, Embedded};
+    pub use crate::query::Projection;
+    pub use crate::relation::copies::{assert_copy_many, assert_copy_one};
+    pub use crate::relation::Relation;
+    pub use crate::typed::field::{
+        CustomSerializer, EmbedField, Field, Keep, LinkField, RefField, TagField,
+    };
+    pub use crate::typed::path::{
+        descend, key_path, same_name, BucketItemsPath, FieldNames, KeyPath, Nested, NestedFields,
+        One, Prefix, Root, Seg, Tagged, Variants,
     };
     pub use crate::DEFAULT_LINK_MAX;
     pub use bson;

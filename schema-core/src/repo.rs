@@ -32,10 +32,10 @@ use std::sync::{Arc, Mutex};
 use bson::{doc, Bson, Document as BsonDocument, RawDocumentBuf};
 use mongodb::{ClientSession, Collection, Database};
 
-use crate::action::Action;
-use crate::codec;
-use crate::codec::id_to_bson;
 use crate::error::{Error, Result};
+use crate::exec::action::Action;
+use crate::model::codec;
+use crate::model::codec::id_to_bson;
 use crate::model::Document;
 use crate::txn::{RetryPolicy, TxnConfig, TxnState};
 use mongodb::options::TransactionOptions;
@@ -182,7 +182,7 @@ impl<M: Document> Repo<M> {
     }
 
     async fn insert_opt(&self, session: Option<&mut ClientSession>, doc: &M) -> Result<()> {
-        let raw = crate::stamp::inserted::<M>(codec::encode(doc)?)?;
+        let raw = crate::model::stamp::inserted::<M>(codec::encode(doc)?)?;
         with_session!(self.raw_docs().insert_one(raw), session)
             .map_err(|e| self.err(e, "insert into"))?;
         Ok(())
@@ -236,7 +236,7 @@ impl<M: Document> Repo<M> {
 
     async fn replace_opt(&self, mut session: Option<&mut ClientSession>, doc: &M) -> Result<bool> {
         let id = id_to_bson::<M>(doc.id())?;
-        let (raw, expected) = crate::stamp::replaced(doc, codec::encode(doc)?)?;
+        let (raw, expected) = crate::model::stamp::replaced(doc, codec::encode(doc)?)?;
         let mut filter = doc! { "_id": id.clone() };
         if let Some((name, version)) = &expected {
             filter.insert(*name, version.clone());
@@ -274,7 +274,7 @@ impl<M: Document> Repo<M> {
     /// broadcast to every shard of a cluster.
     pub(crate) fn note_by_id(&self, operation: &'static str) {
         if let Some(key) = M::SHARD_KEY.filter(|k| k.fields.first() != Some(&"_id")) {
-            crate::shard::warn_broadcast(M::COLLECTION, operation, &key);
+            crate::model::shard::warn_broadcast(M::COLLECTION, operation, &key);
         }
     }
 
@@ -308,7 +308,7 @@ impl<M: Document> Repo<M> {
         filter: BsonDocument,
     ) -> Result<Vec<M>> {
         let raws: Vec<RawDocumentBuf> =
-            crate::cursor::collect(self.raw_docs().find(filter), session.as_deref_mut())
+            crate::exec::cursor::collect(self.raw_docs().find(filter), session.as_deref_mut())
                 .await
                 .map_err(|e| self.err(e, "find in"))?;
         self.read_back(session, raws).await

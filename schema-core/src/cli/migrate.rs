@@ -9,8 +9,8 @@ use std::io::Write;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::CliError;
-use crate::migrate::{MigrateOptions, Progress};
-use crate::schema::Schema;
+use crate::evolution::migrate::{MigrateOptions, Progress};
+use crate::setup::schema::Schema;
 
 /// `migrate --check`: the documents of each versioned model per version
 /// (reads only); whether any is at an earlier version.

@@ -57,10 +57,10 @@ use std::time::Duration;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::error::Error;
-use crate::migrate::MigrateOptions;
-use crate::schema::Schema;
-use crate::setup::{OnViolations, SyncOptions};
-use crate::verify::RepairOptions;
+use crate::evolution::migrate::MigrateOptions;
+use crate::relation::verify::RepairOptions;
+use crate::setup::schema::Schema;
+use crate::setup::sync::{OnViolations, SyncOptions};
 
 /// How long the command waits for a server when the URI does not say
 /// (`serverSelectionTimeoutMS`).

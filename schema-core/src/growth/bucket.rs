@@ -95,12 +95,12 @@ use mongodb::{ClientSession, Database};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::action::Action;
-use crate::codec::value_to_bson;
 use crate::error::{code, Error, Result};
-use crate::explain::{explain_find, FindShape, PlanSummary};
-use crate::index::name_of_key_document;
+use crate::exec::action::Action;
+use crate::model::codec::value_to_bson;
+use crate::model::index::name_of_key_document;
 use crate::model::Document;
+use crate::query::explain::{explain_find, FindShape, PlanSummary};
 use crate::repo::{with_session, Repo};
 
 /// The roles of a bucket model's fields, by stored name, and its bound.
@@ -272,7 +272,7 @@ impl<M: Bucket> Buckets<M> {
                 .find(doc! { spec.parent: parent })
                 .projection(doc! { spec.count: 1, "_id": 0 })
                 .sort(doc! { spec.seq: -1 });
-            let docs = crate::cursor::collect(find, s)
+            let docs = crate::exec::cursor::collect(find, s)
                 .await
                 .map_err(|e| self.repo.err(e, "count in"))?;
             Ok(docs.iter().map(|d| count_of(d, spec.count)).sum())
@@ -310,7 +310,7 @@ impl<M: Bucket> Buckets<M> {
         let listed =
             crate::query::served::listed_indexes(self.repo.database(), M::COLLECTION).await?;
         let unique = listed.iter().any(|index| {
-            crate::plan::same_key_order(&index.keys, &keys)
+            crate::setup::plan::same_key_order(&index.keys, &keys)
                 && index.options.as_ref().and_then(|o| o.unique) == Some(true)
         });
         if !unique {
@@ -403,12 +403,12 @@ impl<M: Bucket> Buckets<M> {
             field: Some(spec.items.to_owned()),
             source: Box::new(e),
         })?;
-        crate::codec::check_size(M::COLLECTION, &raw, || {
+        crate::model::codec::check_size(M::COLLECTION, &raw, || {
             fresh.get("_id").cloned().unwrap_or(Bson::Null)
         })?;
         drop(raw);
         self.require_index().await?;
-        let key = crate::codec::value_key(&parent);
+        let key = crate::model::codec::value_key(&parent);
         let coll = self.repo.raw();
         let push =
             doc! { "$push": { spec.items: item }, "$inc": { spec.count: spec.count_value(1) } };
@@ -553,7 +553,7 @@ impl<M: Bucket> Buckets<M> {
                 .find(doc! { spec.parent: parent.clone() })
                 .sort(doc! { spec.seq: -1 })
                 .projection(doc! { "_id": 1, spec.seq: 1, spec.count: 1 });
-            let buckets = crate::cursor::collect(find, session.as_deref_mut())
+            let buckets = crate::exec::cursor::collect(find, session.as_deref_mut())
                 .await
                 .map_err(|e| self.repo.err(e, "trim"))?;
             let mut kept = 0u64;
@@ -726,7 +726,7 @@ impl<'a, M: Bucket> BucketItems<'a, M> {
                 .sort(doc! { spec.seq: dir })
                 .limit(per_find)
                 .projection(doc! { spec.seq: 1, spec.items: 1, "_id": 0 });
-            let buckets = crate::cursor::collect(find, session.as_deref_mut())
+            let buckets = crate::exec::cursor::collect(find, session.as_deref_mut())
                 .await
                 .map_err(|e| self.buckets.repo.err(e, "page through"))?;
             let fetched = buckets.len() as i64;

@@ -9,12 +9,11 @@ use bson::{Document as BsonDocument, RawDocument};
 use futures_util::{StreamExt, TryStreamExt};
 use mongodb::ClientSession;
 
-use crate::action::Action;
-use crate::collation::IndexCollation;
 use crate::error::{Error, Result};
-use crate::explain::{explain_find, FindShape, PlanSummary};
-use crate::filter::Filter;
+use crate::exec::action::Action;
+use crate::model::index::collation::IndexCollation;
 use crate::model::Document;
+use crate::query::explain::{explain_find, FindShape, PlanSummary};
 use crate::query::guard::{self, Served};
 use crate::query::keyset::{may_be_null, Cursor, Keyset, Page};
 use crate::query::lookup::{child_of, Lookup, PageStep};
@@ -23,6 +22,7 @@ use crate::query::served;
 use crate::query::sort::Sort;
 use crate::query::stream::DocStream;
 use crate::repo::{with_session, Repo};
+use crate::typed::filter::Filter;
 
 impl<M: Document> Repo<M> {
     /// The documents matching `filter` (build it with the typed fields:
@@ -200,7 +200,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     /// only on indexes with this collation: one declared with
     /// `#[document(index(keys(email = asc), collation(locale = "en",
     /// strength = 2)))]` serves `email.eq(..)` sent with it, and no index
-    /// without a collation does (see [`collation`](crate::collation)).
+    /// without a collation does (see [`collation`](crate::model::index::collation)).
     pub fn collation(mut self, collation: IndexCollation) -> Self {
         self.collation = Some(collation);
         self
@@ -225,7 +225,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     /// query's order, which ends with `_id` to break ties (in the last sort
     /// key's direction, unless the sort names `_id` itself). The index guard
     /// then checks the query with that `_id`: the index must end with it
-    /// (as a reference's index does). See [`keyset`](crate::query::keyset).
+    /// (as a reference's index does). See [`keyset`](super::keyset).
     pub fn after(mut self, cursor: Cursor) -> Self {
         self.after = Some(cursor);
         self
@@ -235,7 +235,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     /// then `_id`), and the [`Cursor`] the next page continues
     /// [`after`](Self::after): the same cursor semantics as a reference's
     /// [`children`](crate::relation::Children::page) (usually one `find`,
-    /// limited to `size`; see [`keyset`](crate::query::keyset)). There is
+    /// limited to `size`; see [`keyset`](super::keyset)). There is
     /// no offset-based paging.
     ///
     /// ```no_run
@@ -304,7 +304,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     }
 
     /// The keyset order of a page and the filters of its finds, in page
-    /// order (see [`keyset`](crate::query::keyset)), once the index guard
+    /// order (see [`keyset`](super::keyset)), once the index guard
     /// let the query through and the server listed its indexes.
     async fn page_filters(&mut self) -> Result<(Keyset, Vec<BsonDocument>)> {
         let keyset = Keyset::of_sort(self.sort.as_ref());
@@ -318,7 +318,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     /// Reads one page, handing each document to `each` as it comes (where
     /// it lies in its batch), and returns the cursor after it: each step of
     /// the keyset a `find`, or, with `lookup`, an `aggregate` that joins
-    /// each document with its parent (see [`lookup`](crate::query::lookup)).
+    /// each document with its parent (see [`lookup`]).
     pub(crate) async fn page_each(
         mut self,
         mut session: Option<&'a mut ClientSession>,
@@ -378,7 +378,8 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
                         tail.note(doc);
                         each(doc)
                     };
-                    crate::cursor::each_raw(find, session.as_deref_mut(), note, driver).await?;
+                    crate::exec::cursor::each_raw(find, session.as_deref_mut(), note, driver)
+                        .await?;
                 }
             }
         }

@@ -23,7 +23,7 @@
 use bson::{doc, Bson, Document as BsonDocument, RawDocument};
 use serde::{Deserialize, Serialize};
 
-use crate::index::Direction;
+use crate::model::index::Direction;
 use crate::model::Document;
 
 /// One page of documents and where the next one starts.
@@ -408,7 +408,7 @@ pub(crate) fn raw_path(doc: &RawDocument, dotted: &str) -> Bson {
 /// says (not required, or typed null too, or not typed at all). A dotted
 /// path may always be null.
 pub(crate) fn may_be_null<M: Document>(key: &str) -> bool {
-    let schema = crate::once::json_schema::<M>();
+    let schema = crate::model::cache::json_schema::<M>();
     let required = schema
         .get_array("required")
         .is_ok_and(|r| r.iter().any(|k| k.as_str() == Some(key)));

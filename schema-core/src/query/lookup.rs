@@ -34,7 +34,7 @@ pub(crate) struct PageStep {
 
 impl PageStep {
     /// The step of a page's `find`, limited to `limit`.
-    pub(crate) fn of(shape: crate::explain::FindShape, limit: u32) -> PageStep {
+    pub(crate) fn of(shape: crate::query::explain::FindShape, limit: u32) -> PageStep {
         PageStep {
             filter: shape.filter,
             sort: shape.sort.unwrap_or_default(),
@@ -85,7 +85,7 @@ impl Lookup {
         if let Some(hint) = hint {
             aggregate = aggregate.hint(mongodb::options::Hint::Keys(hint));
         }
-        crate::cursor::collect_aggregate(aggregate, session).await
+        crate::exec::cursor::collect_aggregate(aggregate, session).await
     }
 
     /// The children of joined documents, in order.
@@ -146,9 +146,9 @@ pub(crate) fn referenced(children: &[&RawDocument], local: &str) -> Vec<Bson> {
 #[non_exhaustive]
 pub struct JoinPlan {
     /// The children's side.
-    pub children: crate::explain::PlanSummary,
+    pub children: crate::query::explain::PlanSummary,
     /// The parents' side: one `_id` lookup per distinct reference.
-    pub parents: crate::explain::PlanSummary,
+    pub parents: crate::query::explain::PlanSummary,
     /// The `$lookup` stage of the aggregate's explain, when it has one.
     pub lookup: Option<BsonDocument>,
 }
@@ -188,10 +188,16 @@ impl Lookup {
                     .filter_map(Bson::as_document)
                     .find(|s| s.contains_key("$lookup"))
                     .cloned();
-                (crate::explain::PlanSummary::from_explain(first)?, lookup)
+                (
+                    crate::query::explain::PlanSummary::from_explain(first)?,
+                    lookup,
+                )
             }
             // A plan that runs the join itself (MongoDB's `EQ_LOOKUP`).
-            Err(_) => (crate::explain::PlanSummary::from_explain(&reply)?, None),
+            Err(_) => (
+                crate::query::explain::PlanSummary::from_explain(&reply)?,
+                None,
+            ),
         };
         let raw = db.collection::<RawDocumentBuf>(collection);
         let docs = self
@@ -199,11 +205,11 @@ impl Lookup {
             .await
             .map_err(|e| Error::from_server(e, "join in", collection))?;
         let ids = referenced(&self.children(&docs)?, self.local);
-        let shape = crate::explain::FindShape {
+        let shape = crate::query::explain::FindShape {
             filter: doc! { "_id": { "$in": ids } },
             ..Default::default()
         };
-        let parents = crate::explain::explain_find(db, self.from, &shape).await?;
+        let parents = crate::query::explain::explain_find(db, self.from, &shape).await?;
         Ok(JoinPlan {
             children,
             parents,

@@ -59,7 +59,7 @@
 //! and no sort; no other index serves `$text`. Neither serves anything
 //! else. A query sent with a collation counts only on indexes with that
 //! collation, and one without only on indexes without one (see
-//! [`collation`](crate::collation)).
+//! [`collation`](crate::model::index::collation)).
 //!
 //! **Paths and arrays.** A dotted path is served by an index on that same
 //! path: an index on `profile.displayName` serves `{"profile.displayName": x}`
@@ -98,6 +98,7 @@
 //! returned before anything is sent; [`check`] runs the guard on a query of
 //! your own.
 
+pub mod explain;
 mod find;
 pub(crate) mod guard;
 pub mod keyset;

@@ -47,7 +47,7 @@ use crate::model::Document;
 /// ```
 ///
 /// A model with earlier shapes (`migrate_from(..)`, see
-/// [`versions`](crate::versions)) is read whole while they may be stored: each
+/// [`versions`](crate::evolution::versions)) is read whole while they may be stored: each
 /// document is upgraded to the current shape first and the view taken from
 /// that, so a view of an old document reads as a view of its upgrade. Once
 /// `migrate_from` is dropped, the projection is sent to the server again.
@@ -74,7 +74,7 @@ impl<M: Document> Projection<M> for M {
     }
 
     fn read(raw: &RawDocument) -> Result<Self> {
-        crate::codec::decode::<M>(raw)
+        crate::model::codec::decode::<M>(raw)
     }
 }
 
@@ -108,7 +108,7 @@ struct ViewKeys {
 
 impl ViewKeys {
     fn of<M: Document, P: Projection<M>>() -> &'static ViewKeys {
-        crate::once::per_model::<P, ViewKeys>(|| {
+        crate::model::cache::per_model::<P, ViewKeys>(|| {
             let wanted = P::projection().unwrap_or_default();
             let on = |v: &bson::Bson| {
                 !matches!(
@@ -143,18 +143,19 @@ fn read_view<M: Document, P: Projection<M>>(raw: &RawDocument) -> Result<P> {
     let view_keys = ViewKeys::of::<M, P>();
     if view_keys.id && !has_earlier_shapes::<M>() {
         // What the server sent is the view: read it in place.
-        return crate::codec::decode_as::<P>(raw, P::VIEW_NAME, M::COLLECTION);
+        return crate::model::codec::decode_as::<P>(raw, P::VIEW_NAME, M::COLLECTION);
     }
     let upgraded;
     let whole = if has_earlier_shapes::<M>() {
-        let model = crate::codec::decode::<M>(raw)?;
+        let model = crate::model::codec::decode::<M>(raw)?;
         upgraded = bson::serialize_to_raw_document_buf(&model)
-            .map_err(|source| crate::codec::serialize_error(M::NAME, &model, source))?;
+            .map_err(|source| crate::model::codec::serialize_error(M::NAME, &model, source))?;
         upgraded.as_ref()
     } else {
         raw
     };
-    let unreadable = |source| crate::codec::decode_error(raw, P::VIEW_NAME, M::COLLECTION, source);
+    let unreadable =
+        |source| crate::model::codec::decode_error(raw, P::VIEW_NAME, M::COLLECTION, source);
     let mut view = RawDocumentBuf::new();
     for element in whole.iter_elements() {
         let element = element.map_err(unreadable)?;
@@ -162,5 +163,5 @@ fn read_view<M: Document, P: Projection<M>>(raw: &RawDocument) -> Result<P> {
             view.append(element.key(), element.value().map_err(unreadable)?);
         }
     }
-    crate::codec::decode_named::<P>(&view, raw, P::VIEW_NAME, M::COLLECTION)
+    crate::model::codec::decode_named::<P>(&view, raw, P::VIEW_NAME, M::COLLECTION)
 }

@@ -15,7 +15,7 @@ use bson::Document as BsonDocument;
 use futures_util::TryStreamExt;
 
 use crate::error::{code, Error, Result};
-use crate::index::name_of_key_document;
+use crate::model::index::name_of_key_document;
 use crate::model::Document;
 use crate::query::guard::{Served, ServingIndex};
 use crate::repo::{IndexKey, Repo, Seen};
@@ -77,7 +77,7 @@ impl<M: Document> Repo<M> {
         match wanted.iter().find(|keys| {
             !models
                 .iter()
-                .any(|m| crate::plan::same_key_order(&m.keys, keys))
+                .any(|m| crate::setup::plan::same_key_order(&m.keys, keys))
         }) {
             Some(missing) => Err(self.missing(missing)),
             None => Ok(()),

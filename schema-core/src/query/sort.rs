@@ -4,8 +4,8 @@ use std::marker::PhantomData;
 
 use bson::{Bson, Document as BsonDocument};
 
-use crate::field::Field;
-use crate::index::Direction;
+use crate::model::index::Direction;
+use crate::typed::field::Field;
 
 /// The sort of a query on `M`: keys with directions, in order.
 ///

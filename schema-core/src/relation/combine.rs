@@ -38,8 +38,8 @@ use mongodb::ClientSession;
 use tokio::sync::oneshot;
 
 use super::many_to_many::{Links, Side};
-use crate::codec::value_key;
 use crate::error::{id_text, Error, Result};
+use crate::model::codec::value_key;
 use crate::model::Document;
 use crate::repo::with_session;
 

@@ -44,14 +44,14 @@ use bson::{doc, Bson, Document as BsonDocument};
 use futures_util::future::BoxFuture;
 use mongodb::{ClientSession, Database};
 
-use crate::action::Action;
-use crate::codec::value_key as key;
 use crate::error::{id_text, Error, Result};
-use crate::field::Field;
+use crate::exec::action::Action;
+use crate::model::codec::value_key as key;
 use crate::model::{CopySpec, Document, Stamp, Updatable};
 use crate::repo::{with_session, Repo};
 use crate::txn::{RetryPolicy, TxnConfig, TxnState};
-use crate::update::Update;
+use crate::typed::field::Field;
+use crate::typed::update::Update;
 
 /// A type that can hold a copy of one `T` (the source field's type, or an
 /// `Option` of it). Checked by the derive for `#[copy]` through a reference
@@ -164,7 +164,7 @@ impl<H: Document> Copies<H> {
                 )));
                 }
                 let source = Repo::<S>::new(&self.db);
-                let key = crate::codec::id_to_bson::<S>(id)?;
+                let key = crate::model::codec::id_to_bson::<S>(id)?;
                 let own = session.is_none();
                 let context = (self, &source, id, &update, specs.clone(), key.clone());
                 let matched = crate::txn::transact(
@@ -203,7 +203,7 @@ impl<H: Document> Copies<H> {
             "refresh_copies",
             (),
             move |mut session, ()| async move {
-                let key = crate::codec::id_to_bson::<H>(id)?;
+                let key = crate::model::codec::id_to_bson::<H>(id)?;
                 let filter = doc! { "_id": key };
                 let holders = self
                     .reader()
@@ -339,7 +339,7 @@ impl CopyReader<'_> {
         }
         let coll = self.db.collection::<BsonDocument>(self.holder);
         let find = coll.find(filter).projection(projection);
-        crate::cursor::collect(find, session)
+        crate::exec::cursor::collect(find, session)
             .await
             .map_err(|e| Error::from_server(e, "find in", self.holder))
     }
@@ -373,7 +373,7 @@ impl CopyReader<'_> {
             let find = coll
                 .find(doc! { "_id": { "$in": chunk.to_vec() } })
                 .projection(doc! { spec.source_field: 1 });
-            let found = crate::cursor::collect(find, session.as_deref_mut())
+            let found = crate::exec::cursor::collect(find, session.as_deref_mut())
                 .await
                 .map_err(|e| Error::from_server(e, "find in", spec.source))?;
             for source in found {

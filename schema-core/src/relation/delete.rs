@@ -1,6 +1,6 @@
 //! Deleting a parent by the delete policies its children declare
 //! (`#[reference(index, to = Parent, on_delete = "...")]`, see
-//! [`delete_policy`](crate::delete_policy)): [`Schema::delete`], with a
+//! [`delete_policy`](crate::model::delete_policy)): [`Schema::delete`], with a
 //! report and a batched mode, and the walk
 //! [`Repo::delete`](crate::Repo::delete) runs inside its transaction. The
 //! policies are those of every model that declares one toward the
@@ -71,10 +71,10 @@ use bson::{doc, Bson, Document as BsonDocument};
 use futures_util::future::BoxFuture;
 use mongodb::{ClientSession, Database};
 
-use crate::delete_policy::{PolicyGraph, RefPolicy};
 use crate::error::{id_text, Error, Result};
+use crate::model::delete_policy::{PolicyGraph, RefPolicy};
 use crate::model::{Document, OnDelete};
-use crate::schema::Schema;
+use crate::setup::schema::Schema;
 use crate::txn::{RetryPolicy, TxnConfig, TxnState};
 
 /// How many children a batched delete clears or deletes per command unless
@@ -137,7 +137,7 @@ impl<'a, P: Document> Delete<'a, P> {
 
     async fn run(self) -> Result<Deleted> {
         self.schema.policies()?;
-        let graph = crate::delete_policy::reach_of::<P>()?;
+        let graph = crate::model::delete_policy::reach_of::<P>()?;
         // Every model the delete reaches is one this schema sets up (its
         // reference index, its validator): refused before anything is sent.
         let known = |model: &str| self.schema.models().iter().any(|m| m.name == model);
@@ -159,7 +159,7 @@ impl<'a, P: Document> Delete<'a, P> {
                 edge.model
             )));
         }
-        let id = crate::codec::id_to_bson::<P>(self.id)?;
+        let id = crate::model::codec::id_to_bson::<P>(self.id)?;
         require_indexes(self.db, graph, P::COLLECTION).await?;
         let walk = Walk {
             graph,
@@ -482,7 +482,7 @@ impl<'g> Walk<'g> {
             .projection(doc! { "_id": 1 })
             .limit(i64::from(self.batch))
             .batch_size(self.batch);
-        let docs = crate::cursor::collect(find, session)
+        let docs = crate::exec::cursor::collect(find, session)
             .await
             .map_err(|e| Error::from_server(e, "find in", edge.collection))?;
         Ok(docs

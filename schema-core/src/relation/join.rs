@@ -84,14 +84,14 @@ use std::marker::PhantomData;
 use bson::{doc, RawDocument, RawDocumentBuf};
 use mongodb::ClientSession;
 
-use crate::action::Action;
-use crate::codec::decode;
 use crate::error::{Error, Result};
-use crate::field::RefField;
+use crate::exec::action::Action;
+use crate::model::codec::decode;
 use crate::model::Document;
 use crate::query::lookup::{child_of, parent_of, Lookup};
 use crate::query::{Cursor, Find, Page};
 use crate::relation::reference::Children;
+use crate::typed::field::RefField;
 
 pub use crate::query::lookup::JoinPlan;
 

@@ -25,14 +25,14 @@ use bson::{doc, Bson, Document as BsonDocument};
 use mongodb::{ClientSession, Collection, Database};
 
 use super::combine::Combiner;
-use crate::action::Action;
-use crate::codec::{id_to_bson, value_key as key};
 use crate::error::{id_text, Error, Result};
-use crate::field::LinkField;
+use crate::exec::action::Action;
+use crate::model::codec::{id_to_bson, value_key as key};
 use crate::model::Document;
 use crate::relation::Relation;
 use crate::repo::with_session;
 use crate::txn::{self, RetryPolicy, TxnConfig, TxnState};
+use crate::typed::field::LinkField;
 use mongodb::options::TransactionOptions;
 
 /// Link and unlink helpers for one `#[many_to_many]` field of `M` whose ids
@@ -270,7 +270,7 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
             collection: M::COLLECTION,
             field: self.field.name(),
             max: self.field.max(),
-            stamp: crate::stamp::updated::<M>,
+            stamp: crate::model::stamp::updated::<M>,
         }
     }
 
@@ -279,7 +279,7 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
             collection: R::COLLECTION,
             field,
             max,
-            stamp: crate::stamp::updated::<R>,
+            stamp: crate::model::stamp::updated::<R>,
         })
     }
 
@@ -746,7 +746,7 @@ async fn read_arrays(
     let action = coll
         .find(filter.unwrap_or_default())
         .projection(doc! { side.field: 1 });
-    let docs = crate::cursor::collect(action, session)
+    let docs = crate::exec::cursor::collect(action, session)
         .await
         .map_err(|e| Error::from_server(e, "read links of", side.collection))?;
     Ok(docs

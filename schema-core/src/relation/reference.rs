@@ -78,16 +78,16 @@ use mongodb::options::Hint;
 use mongodb::ClientSession;
 use serde::Serialize;
 
-use crate::action::Action;
-use crate::codec::{field_error, id_to_bson};
 use crate::error::Result;
-use crate::explain::{explain_find, FindShape, PlanSummary};
-use crate::field::RefField;
-use crate::index::{Direction, IndexOrigin};
+use crate::exec::action::Action;
+use crate::model::codec::{field_error, id_to_bson};
+use crate::model::index::{Direction, IndexOrigin};
 use crate::model::Document;
+use crate::query::explain::{explain_find, FindShape, PlanSummary};
 use crate::query::keyset::{may_be_null, raw_path, Keyset};
 use crate::query::lookup::{child_of, Lookup, PageStep};
 use crate::repo::Repo;
+use crate::typed::field::RefField;
 
 /// The default number of children per page.
 pub const DEFAULT_PAGE_SIZE: u32 = 20;
@@ -140,7 +140,7 @@ impl<C: Document> Repo<C> {
         let mut refs = Vec::with_capacity(children.len());
         for child in children {
             let raw = bson::serialize_to_raw_document_buf(child)
-                .map_err(|source| crate::codec::serialize_error(M::NAME, child, source))?;
+                .map_err(|source| crate::model::codec::serialize_error(M::NAME, child, source))?;
             refs.push(raw_path(&raw, field));
         }
         // Pages are small: linear scans beat hashing here.
@@ -252,7 +252,7 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
         if let Some((sort, dir)) = self.field.sort() {
             keys.push((sort.to_owned(), dir));
         }
-        let declared = crate::once::indexes::<C>().iter().find(|spec| {
+        let declared = crate::model::cache::indexes::<C>().iter().find(|spec| {
             matches!(spec.origin, IndexOrigin::Reference(_))
                 && spec.keys.starts_with(&keys)
                 && match &spec.keys[keys.len()..] {
@@ -277,7 +277,7 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
     /// building it (a page asks on every call).
     fn index_ends_with_id(&self) -> bool {
         let sort = self.field.sort();
-        let declared = crate::once::indexes::<C>().iter().find(|spec| {
+        let declared = crate::model::cache::indexes::<C>().iter().find(|spec| {
             let (first, rest) = match spec.keys.split_first() {
                 Some(split) => split,
                 None => return false,
@@ -387,7 +387,7 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
         let mut items = Vec::new();
         let next = self
             .page_each(session, None, |raw| {
-                items.push(crate::codec::decode::<C>(raw)?);
+                items.push(crate::model::codec::decode::<C>(raw)?);
                 Ok(())
             })
             .await?;
@@ -484,7 +484,7 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
                 if let Some(Bson::Document(hint)) = shape.hint {
                     action = action.hint(Hint::Keys(hint));
                 }
-                crate::cursor::each_raw(action, session, each, driver).await
+                crate::exec::cursor::each_raw(action, session, each, driver).await
             }
         }
     }

@@ -39,14 +39,14 @@ use mongodb::options::Hint;
 use mongodb::{ClientSession, Collection, Database};
 use serde::de::DeserializeOwned;
 
-use crate::action::Action;
-use crate::codec::id_to_bson;
 use crate::error::code;
 use crate::error::{Error, Result};
-use crate::index::{Direction, IndexOrigin, IndexSpec};
+use crate::exec::action::Action;
+use crate::model::codec::id_to_bson;
+use crate::model::index::{Direction, IndexOrigin, IndexSpec};
 use crate::model::Document;
 use crate::repo::with_session;
-use crate::schema::ModelInfo;
+use crate::setup::schema::ModelInfo;
 
 /// An edge collection between `L` and `R` (see the module docs).
 pub struct Through<L: Document, R: Document> {
@@ -252,12 +252,12 @@ impl<L: Document, R: Document> Through<L, R> {
         id: Bson,
         after: Option<Bson>,
         limit: u32,
-    ) -> crate::explain::FindShape {
+    ) -> crate::query::explain::FindShape {
         let mut filter = doc! { key: id };
         if let Some(after) = after {
             filter.insert(other, doc! { "$gt": after });
         }
-        crate::explain::FindShape {
+        crate::query::explain::FindShape {
             filter,
             sort: Some(doc! { other: 1 }),
             limit: Some(i64::from(limit.max(1))),
@@ -285,7 +285,7 @@ impl<L: Document, R: Document> Through<L, R> {
             .batch_size(limit.max(1))
             .projection(doc! { "_id": 0, other: 1 })
             .hint(Hint::Keys(doc! { key: 1, other: 1 }));
-        let docs = crate::cursor::collect(action, session)
+        let docs = crate::exec::cursor::collect(action, session)
             .await
             .map_err(|e| self.err(e, "list edges of"))?;
         docs.into_iter()
@@ -359,9 +359,9 @@ impl<L: Document, R: Document> Through<L, R> {
         db: &Database,
         left: &L::Id,
         limit: u32,
-    ) -> Result<crate::explain::PlanSummary> {
+    ) -> Result<crate::query::explain::PlanSummary> {
         let shape =
             self.listing_shape((self.left, self.right), id_to_bson::<L>(left)?, None, limit);
-        crate::explain::explain_find(db, self.collection, &shape).await
+        crate::query::explain::explain_find(db, self.collection, &shape).await
     }
 }

@@ -173,6 +173,6 @@ where
 /// itself.
 fn in_transaction_span<T>(run: impl Future<Output = Result<T>>) -> impl Future<Output = Result<T>> {
     #[cfg(feature = "tracing")]
-    let run = crate::trace::in_span(crate::trace::transaction_span(), Box::pin(run));
+    let run = crate::exec::trace::in_span(crate::exec::trace::transaction_span(), Box::pin(run));
     run
 }

@@ -198,7 +198,7 @@ impl<'p> Attempts<'p> {
             counter.fetch_add(1, Ordering::Relaxed);
         }
         #[cfg(feature = "tracing")]
-        crate::trace::retrying(self.tries + 1, retry_reason(err), err);
+        crate::exec::trace::retrying(self.tries + 1, retry_reason(err), err);
         #[cfg(not(feature = "tracing"))]
         let _ = err;
     }

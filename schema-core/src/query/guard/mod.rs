@@ -10,9 +10,9 @@ use std::sync::OnceLock;
 
 use bson::{Bson, Document as BsonDocument};
 
-use crate::collation::IndexCollation;
 use crate::error::{Error, QueryFields, Result};
-use crate::index::{Direction, IndexKind};
+use crate::model::index::collation::IndexCollation;
+use crate::model::index::{Direction, IndexKind};
 use crate::model::Document;
 use branch::{branches, Branch, Kind};
 use search::Search;
@@ -139,9 +139,9 @@ impl Index {
 
     /// An index the server keeps of itself.
     fn implicit(keys: Vec<(String, Direction)>) -> Index {
-        let mut index = Index::of(crate::index::IndexSpec::new(
+        let mut index = Index::of(crate::model::index::IndexSpec::new(
             keys,
-            crate::index::IndexOrigin::Declared,
+            crate::model::index::IndexOrigin::Declared,
         ));
         index.serving.implicit = true;
         index
@@ -152,9 +152,9 @@ impl Index {
         self
     }
 
-    fn of(spec: crate::index::IndexSpec) -> Index {
+    fn of(spec: crate::model::index::IndexSpec) -> Index {
         let keys = spec.key_document();
-        let name = crate::index::name_of_key_document(&keys);
+        let name = crate::model::index::name_of_key_document(&keys);
         let mut filter_fields = spec
             .partial_filter
             .as_ref()
@@ -180,7 +180,7 @@ impl Index {
     /// Whether a query sent with `collation` can use the index: the same
     /// collation, or none on either side.
     fn collates(&self, collation: Option<&IndexCollation>) -> bool {
-        crate::collation::same(self.collation.as_ref(), collation)
+        crate::model::index::collation::same(self.collation.as_ref(), collation)
     }
 
     /// Whether the index holds every document `branch` matches: a sparse
@@ -196,18 +196,18 @@ impl Index {
 }
 
 fn model_of<M: Document>() -> &'static Model {
-    crate::once::per_model::<M, Model>(|| {
+    crate::model::cache::per_model::<M, Model>(|| {
         let mut indexes = vec![Index::id()];
         // A hidden index serves nothing: the server's planner ignores it.
         indexes.extend(
-            crate::once::indexes::<M>()
+            crate::model::cache::indexes::<M>()
                 .iter()
                 .filter(|spec| !spec.hidden)
                 .cloned()
                 .map(Index::of),
         );
         // A time series' own index on its meta and time fields.
-        if let Some(crate::timeseries::TimeSeriesSpec {
+        if let Some(crate::model::timeseries::TimeSeriesSpec {
             time,
             meta: Some(meta),
             ..
@@ -525,7 +525,7 @@ fn holds_ids(schema: &BsonDocument, path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index::{IndexOrigin, IndexSpec};
+    use crate::model::index::{IndexOrigin, IndexSpec};
     use bson::doc;
 
     #[test]

@@ -7,9 +7,9 @@
 
 use super::branch::{Branch, Kind};
 use super::{Index, Model};
-use crate::collation::IndexCollation;
 use crate::error::{Error, QueryFields};
-use crate::index::{Direction, IndexKind};
+use crate::model::index::collation::IndexCollation;
+use crate::model::index::{Direction, IndexKind};
 use crate::model::Document;
 
 /// A branch's search.

@@ -81,7 +81,7 @@ pub fn targeting<M: Document>(filter: &BsonDocument) -> Targeting {
 pub(crate) fn note<M: Document>(filter: &BsonDocument, operation: &'static str) {
     if let Some(key) = M::SHARD_KEY {
         if targeting::<M>(filter) == Targeting::Broadcast {
-            crate::shard::warn_broadcast(M::COLLECTION, operation, &key);
+            crate::model::shard::warn_broadcast(M::COLLECTION, operation, &key);
         }
     }
 }

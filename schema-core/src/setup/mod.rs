@@ -1,0 +1,10 @@
+//! Bringing a database to the models: the set of models ([`schema`]), what
+//! must change ([`plan`]), applying it ([`sync`]), sharded clusters
+//! (`cluster`) and the models drawn as a diagram ([`diagram`]).
+
+pub(crate) mod cluster;
+pub mod diagram;
+pub mod plan;
+pub mod schema;
+pub mod sync;
+pub use sync::*;
