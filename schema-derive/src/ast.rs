@@ -39,7 +39,7 @@ pub struct Input<'a> {
     pub serde: SerdeContainer,
     pub data: Data<'a>,
     /// A serde attribute of the input has a typo that serde or the compiler
-    /// reports: see [`crate::serde_typo`].
+    /// reports: see [`crate::serde::typo`].
     pub serde_typo: bool,
 }
 
@@ -157,17 +157,15 @@ impl<'a> Input<'a> {
             ),
             syn::Data::Union(_) => Data::Unit,
         };
-        let mut model = Input {
+        Input {
             original: input,
             derive,
             ident: &input.ident,
             attrs,
             serde,
             data,
-            serde_typo: false,
-        };
-        model.serde_typo = crate::serde_typo::any(&model);
-        model
+            serde_typo: serde_attr::typo::any(input),
+        }
     }
 
     /// The path generated code uses for `schema_core`.

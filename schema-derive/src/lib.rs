@@ -16,7 +16,6 @@ mod ctxt;
 mod expand;
 mod projection;
 mod serde;
-mod serde_typo;
 mod size;
 mod stamp;
 mod suggest;

@@ -2,11 +2,14 @@
 //! variants, and whether a field is always written.
 //!
 //! Serde reports malformed serde attributes itself, so this module is lenient:
-//! anything it cannot read, or does not need, is skipped silently.
+//! anything it cannot read, or does not need, is skipped silently. Whether
+//! one of them has a typo that serde or the compiler reports is [`typo`]'s.
 
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::{Attribute, LitStr, Token};
+
+pub mod typo;
 
 /// A serde `rename_all` rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

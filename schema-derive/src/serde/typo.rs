@@ -13,11 +13,9 @@
 //! `Document` impl that holds only where the serde impls exist, which they do.
 
 use syn::meta::ParseNestedMeta;
-use syn::{Attribute, LitStr, Token};
+use syn::{Attribute, DeriveInput, LitStr, Token};
 
-use crate::serde::RenameRule;
-
-use crate::ast::Input;
+use super::RenameRule;
 
 const CONTAINER: &[&str] = &[
     "rename",
@@ -75,21 +73,24 @@ const FIELD: &[&str] = &[
 
 /// `true` when some `#[serde(...)]` of the input has a key serde rejects, or
 /// cannot be read as a list of keys at all, or an attribute's name is a
-/// misspelt `serde`.
-pub fn any(input: &Input) -> bool {
-    let original = input.original;
-    if rejects(&original.attrs, CONTAINER) {
+/// misspelt `serde`. Read from the syn input alone (the container, every
+/// variant, every field of the struct or of a variant), so that the parsed
+/// model can call it without this module knowing the model.
+pub fn any(input: &DeriveInput) -> bool {
+    if rejects(&input.attrs, CONTAINER) {
         return true;
     }
-    if let syn::Data::Enum(data) = &original.data {
-        if data.variants.iter().any(|v| rejects(&v.attrs, VARIANT)) {
-            return true;
+    let fields: Vec<&syn::Field> = match &input.data {
+        syn::Data::Struct(data) => data.fields.iter().collect(),
+        syn::Data::Enum(data) => {
+            if data.variants.iter().any(|v| rejects(&v.attrs, VARIANT)) {
+                return true;
+            }
+            data.variants.iter().flat_map(|v| v.fields.iter()).collect()
         }
-    }
-    input
-        .all_fields()
-        .iter()
-        .any(|field| rejects(&field.original.attrs, FIELD))
+        syn::Data::Union(_) => Vec::new(),
+    };
+    fields.iter().any(|field| rejects(&field.attrs, FIELD))
 }
 
 fn rejects(attrs: &[Attribute], known: &[&str]) -> bool {
