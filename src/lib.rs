@@ -1,11 +1,12 @@
-//! The README, compiled: every Rust snippet of `README.md` is a doctest of
-//! this crate (`cargo test -p schema-workspace --doc --features tracing`), and [`User`],
-//! [`Profile`] and [`Post`] are the models of its five-minute example, which
+//! The README and the book, compiled: every Rust snippet of `README.md` and
+//! of each chapter of the book (`book/src/`) is a doctest of this crate
+//! (`cargo test -p schema-workspace --doc --features tracing`), and [`User`],
+//! [`Profile`] and [`Post`] are the models of the five-minute example, which
 //! the later snippets bring in with a hidden `use readme::*;`.
 //!
-//! The root package is not published, so the README can be included from
-//! here without `cargo package` of `schema-core` needing a file outside its
-//! own directory.
+//! The root package is not published, so the README and the book can be
+//! included from here without `cargo package` of `schema-core` needing a
+//! file outside its own directory.
 
 mod models;
 
@@ -16,13 +17,29 @@ pub use models::{Post, Profile, User};
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
+/// Every snippet of the book, as doctests: one hidden module per chapter, in
+/// the order of `book/src/SUMMARY.md`.
+#[cfg(doctest)]
+mod book {
+    #[doc = include_str!("../book/src/introduction.md")]
+    mod introduction {}
+    #[doc = include_str!("../book/src/getting-started.md")]
+    mod getting_started {}
+    #[doc = include_str!("../book/src/models.md")]
+    mod models {}
+    #[doc = include_str!("../book/src/embedding.md")]
+    mod embedding {}
+    #[doc = include_str!("../book/src/references.md")]
+    mod references {}
+}
+
 #[cfg(test)]
 mod tests {
-    /// The models the snippets use are the ones the five-minute example shows,
-    /// character for character (from the first line after the `use` lines).
+    /// The models the snippets use are the ones the five-minute example
+    /// shows, in the README and in the book's first chapter, character for
+    /// character (from the first line after the `use` lines).
     #[test]
-    fn the_readme_shows_these_models() {
-        let readme = include_str!("../README.md");
+    fn the_readme_and_the_book_show_these_models() {
         let models = include_str!("models.rs");
         let start = models
             .find("\n\n")
@@ -32,9 +49,17 @@ mod tests {
             models[start..].starts_with("/// `users`"),
             "src/models.rs: the models start after the first blank line"
         );
-        assert!(
-            readme.contains(&models[start..]),
-            "src/models.rs differs from the five-minute example in README.md"
-        );
+        for (file, text) in [
+            ("README.md", include_str!("../README.md")),
+            (
+                "book/src/getting-started.md",
+                include_str!("../book/src/getting-started.md"),
+            ),
+        ] {
+            assert!(
+                text.contains(&models[start..]),
+                "src/models.rs differs from the five-minute example in {file}"
+            );
+        }
     }
 }
