@@ -31,6 +31,34 @@ mod book {
     mod embedding {}
     #[doc = include_str!("../book/src/references.md")]
     mod references {}
+    #[doc = include_str!("../book/src/many-to-many.md")]
+    mod many_to_many {}
+    #[doc = include_str!("../book/src/joins-and-copies.md")]
+    mod joins_and_copies {}
+    #[doc = include_str!("../book/src/delete-policies.md")]
+    mod delete_policies {}
+    #[doc = include_str!("../book/src/queries.md")]
+    mod queries {}
+    #[doc = include_str!("../book/src/filters-and-updates.md")]
+    mod filters_and_updates {}
+    #[doc = include_str!("../book/src/transactions.md")]
+    mod transactions {}
+    #[doc = include_str!("../book/src/growing-data.md")]
+    mod growing_data {}
+    #[doc = include_str!("../book/src/versions.md")]
+    mod versions {}
+    #[doc = include_str!("../book/src/setup.md")]
+    mod setup {}
+    #[doc = include_str!("../book/src/sharding.md")]
+    mod sharding {}
+    #[doc = include_str!("../book/src/errors.md")]
+    mod errors {}
+    #[doc = include_str!("../book/src/tracing.md")]
+    mod tracing {}
+    #[doc = include_str!("../book/src/running.md")]
+    mod running {}
+    #[doc = include_str!("../book/src/rules.md")]
+    mod rules {}
 }
 
 #[cfg(test)]
