@@ -19,6 +19,7 @@ cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy --workspace --all-targets --features tracing -- -D warnings
 echo "== docs"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --features tracing
+echo "== book (mdBook into target/book, every link of the book and the README checked)" && bash scripts/book.sh
 echo "== package (the published crates build from their packaged sources)"
 # Cargo verifies each package against the others through a temporary local
 # registry, whose sources it unpacks under $CARGO_HOME/registry/src and never
