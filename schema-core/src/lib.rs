@@ -124,9 +124,10 @@ pub mod __private {
         object_of, ConstBson, IndexDef, PartialDef, PropertyDef, Required,
     };
     pub use crate::model::validator::depth::schema_of;
+    pub use crate::model::validator::impls::{Described, SchemaProbe, Undescribed};
     pub use crate::model::validator::{
         any_of, enum_of, object_schema, one_of, tuple_of, with_max_items, with_tag, BsonSchema,
-        Described, Property, SchemaProbe, Undescribed,
+        Property,
     };
     pub use crate::model::{CopySpec, OnDelete, Replaceable, Tables, Updatable};
     pub use crate::model::{Document, Embedded};

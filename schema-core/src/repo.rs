@@ -37,19 +37,8 @@ use crate::exec::action::Action;
 use crate::model::codec;
 use crate::model::codec::id_to_bson;
 use crate::model::Document;
-use crate::txn::{RetryPolicy, TxnConfig, TxnState};
+use crate::txn::{with_session, RetryPolicy, TxnConfig, TxnState};
 use mongodb::options::TransactionOptions;
-
-/// Runs a driver action with the session when there is one.
-macro_rules! with_session {
-    ($action:expr, $session:expr) => {
-        match $session {
-            Some(s) => $action.session(&mut *s).await,
-            None => $action.await,
-        }
-    };
-}
-pub(crate) use with_session;
 
 /// The typed repository of model `M` in one database.
 pub struct Repo<M: Document> {

@@ -8,7 +8,7 @@ use std::io::Write;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::CliError;
+use super::outcome::CliError;
 use crate::evolution::migrate::{MigrateOptions, Progress};
 use crate::setup::schema::Schema;
 

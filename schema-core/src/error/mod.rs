@@ -7,7 +7,7 @@
 pub enum Error {
     /// The server could not be reached. The message's first line says
     /// what to check; the driver's account follows on the next.
-    #[error("{}", server::unreachable_message(hosts, reason))]
+    #[error("{}", unreachable_message(hosts, reason))]
     Unreachable {
         /// The hosts tried (never credentials).
         hosts: String,
@@ -489,27 +489,6 @@ pub use server::{code, label};
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
-    /// Classifies a driver error from `action` on `collection`: refused
-    /// credentials or rights, an unreachable server, a duplicate key, a
-    /// validator's refusal and a write conflict get their own variant (their
-    /// messages hold no value written, nor the server's raw reply); the error
-    /// labels are kept ([`Error::has_label`]).
-    pub fn from_server(err: mongodb::error::Error, action: &'static str, collection: &str) -> Self {
-        server::classify(err, action, collection)
-    }
-
-    /// The refusal of one document of a write (an `insert_many` item, as
-    /// the server reports it): its variant, or [`Error::WriteRefused`].
-    pub(crate) fn from_write_error(
-        code: i32,
-        code_name: Option<&str>,
-        message: &str,
-        details: Option<&bson::Document>,
-        collection: &str,
-    ) -> Self {
-        server::classify_write(code, code_name, message, details, collection)
-    }
-
     /// Whether the driver or server attached this error label
     /// (`TransientTransactionError`, `UnknownTransactionCommitResult`); for
     /// [`Error::TransactionRetriesExhausted`], the last error's.
@@ -748,25 +727,27 @@ pub(crate) fn raw_id(raw: &bson::RawDocument) -> String {
     }
 }
 
-impl Error {
-    /// [`Error::Upgrade`] for a document at a version the model does not
-    /// know (its schema version field holds no version of `versions`).
-    pub(crate) fn unknown_version(
-        model: &'static str,
-        collection: &'static str,
-        raw: &bson::RawDocument,
-        versions: Option<crate::model::schema_version::Versions>,
-    ) -> Error {
-        let (first, current) = versions.map_or((1, 1), |v| (v.first, v.current));
-        Error::Upgrade {
-            model,
-            collection,
-            id: raw_id(raw),
-            from: 0,
-            reason: format!(
-                "`{}` is not a version of the model ({first} to {current})",
-                crate::model::schema_version::VERSION_FIELD
-            ),
-        }
-    }
+/// [`Error::Unreachable`]'s message: a first line that says what to check
+/// (with the first server's error, "Connection refused", when the driver
+/// gave one), then the driver's account on a line of its own.
+fn unreachable_message(hosts: &str, reason: &str) -> String {
+    let cause = server_error_in(reason)
+        .map(|c| format!(" ({c})"))
+        .unwrap_or_default();
+    format!(
+        "cannot reach the MongoDB server at {hosts}{cause}: is it running, and is that its \
+         address (the host and port of the connection string)? To wait longer for it, raise \
+         `serverSelectionTimeoutMS` in the connection string\n  the driver's account: {reason}"
+    )
+}
+
+/// The first server's error in a server-selection message ("Error: Kind:
+/// I/O error: Connection refused (os error 111), labels: {}" gives "I/O
+/// error: Connection refused (os error 111)").
+fn server_error_in(message: &str) -> Option<&str> {
+    let (_, rest) = message.split_once("Error: ")?;
+    let rest = rest.strip_prefix("Kind: ").unwrap_or(rest);
+    let end = rest.find([',', '}']).unwrap_or(rest.len());
+    let cause = rest[..end].trim();
+    (!cause.is_empty()).then_some(cause)
 }

@@ -363,31 +363,6 @@ fn short_denial(message: &str) -> String {
     }
 }
 
-/// [`Error::Unreachable`]'s message: a first line that says what to check
-/// (with the first server's error, "Connection refused", when the driver
-/// gave one), then the driver's account on a line of its own.
-pub(super) fn unreachable_message(hosts: &str, reason: &str) -> String {
-    let cause = server_error_in(reason)
-        .map(|c| format!(" ({c})"))
-        .unwrap_or_default();
-    format!(
-        "cannot reach the MongoDB server at {hosts}{cause}: is it running, and is that its \
-         address (the host and port of the connection string)? To wait longer for it, raise \
-         `serverSelectionTimeoutMS` in the connection string\n  the driver's account: {reason}"
-    )
-}
-
-/// The first server's error in a server-selection message ("Error: Kind:
-/// I/O error: Connection refused (os error 111), labels: {}" gives "I/O
-/// error: Connection refused (os error 111)").
-fn server_error_in(message: &str) -> Option<&str> {
-    let (_, rest) = message.split_once("Error: ")?;
-    let rest = rest.strip_prefix("Kind: ").unwrap_or(rest);
-    let end = rest.find([',', '}']).unwrap_or(rest.len());
-    let cause = rest[..end].trim();
-    (!cause.is_empty()).then_some(cause)
-}
-
 /// Pulls the `Address: host:port` entries out of a server-selection message.
 fn hosts_in(message: &str) -> String {
     let hosts: Vec<&str> = message
@@ -399,6 +374,29 @@ fn hosts_in(message: &str) -> String {
         "the configured hosts".to_owned()
     } else {
         hosts.join(", ")
+    }
+}
+
+impl Error {
+    /// Classifies a driver error from `action` on `collection`: refused
+    /// credentials or rights, an unreachable server, a duplicate key, a
+    /// validator's refusal and a write conflict get their own variant (their
+    /// messages hold no value written, nor the server's raw reply); the error
+    /// labels are kept ([`Error::has_label`]).
+    pub fn from_server(err: mongodb::error::Error, action: &'static str, collection: &str) -> Self {
+        classify(err, action, collection)
+    }
+
+    /// The refusal of one document of a write (an `insert_many` item, as
+    /// the server reports it): its variant, or [`Error::WriteRefused`].
+    pub(crate) fn from_write_error(
+        code: i32,
+        code_name: Option<&str>,
+        message: &str,
+        details: Option<&bson::Document>,
+        collection: &str,
+    ) -> Self {
+        classify_write(code, code_name, message, details, collection)
     }
 }
 
@@ -416,6 +414,7 @@ impl DriverErrorExt for mongodb::error::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::{server_error_in, unreachable_message};
     use bson::doc;
 
     #[test]

@@ -23,7 +23,8 @@ use crate::exec::action::Action;
 use crate::model::codec;
 use crate::model::schema_version::{count_per_version, stored_version, VERSION_FIELD};
 use crate::model::Document;
-use crate::repo::{with_session, Repo};
+use crate::repo::Repo;
+use crate::txn::with_session;
 
 /// How [`Repo::migrate`] runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

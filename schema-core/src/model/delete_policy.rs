@@ -153,7 +153,7 @@ impl InverseArray {
         let other = db.collection::<BsonDocument>(self.target);
         let mut pull = doc! { "$pull": { self.array: matcher.clone() } };
         self.stamp.apply(&mut pull, false)?;
-        crate::repo::with_session!(
+        crate::txn::with_session!(
             other.update_many(doc! { self.array: matcher }, pull),
             session
         )

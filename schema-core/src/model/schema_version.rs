@@ -5,6 +5,8 @@
 
 use bson::RawDocument;
 
+use crate::error::{raw_id, Error};
+
 /// The stored field that holds a versioned model's schema version.
 pub const VERSION_FIELD: &str = "schemaVersion";
 
@@ -95,4 +97,26 @@ pub(crate) async fn count_per_version(
         same
     });
     Ok(counts)
+}
+
+impl Error {
+    /// [`Error::Upgrade`] for a document at a version the model does not
+    /// know (its schema version field holds no version of `versions`).
+    pub(crate) fn unknown_version(
+        model: &'static str,
+        collection: &'static str,
+        raw: &bson::RawDocument,
+        versions: Option<Versions>,
+    ) -> Error {
+        let (first, current) = versions.map_or((1, 1), |v| (v.first, v.current));
+        Error::Upgrade {
+            model,
+            collection,
+            id: raw_id(raw),
+            from: 0,
+            reason: format!(
+                "`{VERSION_FIELD}` is not a version of the model ({first} to {current})"
+            ),
+        }
+    }
 }

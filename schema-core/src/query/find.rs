@@ -21,7 +21,8 @@ use crate::query::projection::{self, Projection};
 use crate::query::served;
 use crate::query::sort::Sort;
 use crate::query::stream::DocStream;
-use crate::repo::{with_session, Repo};
+use crate::repo::Repo;
+use crate::txn::with_session;
 use crate::typed::filter::Filter;
 
 impl<M: Document> Repo<M> {

@@ -77,7 +77,7 @@ impl<M: Document> Repo<M> {
         match wanted.iter().find(|keys| {
             !models
                 .iter()
-                .any(|m| crate::setup::plan::same_key_order(&m.keys, keys))
+                .any(|m| crate::model::index::server::same_key_order(&m.keys, keys))
         }) {
             Some(missing) => Err(self.missing(missing)),
             None => Ok(()),

@@ -357,7 +357,7 @@ impl<'g> Walk<'g> {
         self.pull_links(session.as_deref_mut(), collection, id.clone())
             .await?;
         let coll = self.db.collection::<BsonDocument>(collection);
-        let deleted = crate::repo::with_session!(coll.delete_one(doc! { "_id": id }), session)
+        let deleted = crate::txn::with_session!(coll.delete_one(doc! { "_id": id }), session)
             .map_err(|e| Error::from_server(e, "delete from", collection))?;
         self.report.parent = deleted.deleted_count == 1;
         Ok(())
@@ -423,7 +423,7 @@ impl<'g> Walk<'g> {
                         .await?;
                         let coll = self.db.collection::<BsonDocument>(edge.collection);
                         let filter = doc! { "_id": { "$in": children } };
-                        let deleted = crate::repo::with_session!(
+                        let deleted = crate::txn::with_session!(
                             coll.delete_many(filter),
                             session.as_deref_mut()
                         )
@@ -446,7 +446,7 @@ impl<'g> Walk<'g> {
     ) -> Result<()> {
         let coll = self.db.collection::<BsonDocument>(edge.collection);
         let count =
-            crate::repo::with_session!(coll.count_documents(refs.clone()), session.as_deref_mut())
+            crate::txn::with_session!(coll.count_documents(refs.clone()), session.as_deref_mut())
                 .map_err(|e| Error::from_server(e, "count in", edge.collection))?;
         if count == 0 {
             return Ok(());
@@ -454,7 +454,7 @@ impl<'g> Walk<'g> {
         // Which document still has children (one more query, on the error
         // path only).
         let find = coll.find_one(refs).projection(doc! { edge.field: 1 });
-        let child = crate::repo::with_session!(find, session)
+        let child = crate::txn::with_session!(find, session)
             .map_err(|e| Error::from_server(e, "find in", edge.collection))?;
         let id = child
             .and_then(|c| c.get(edge.field).cloned())
@@ -508,7 +508,7 @@ impl<'g> Walk<'g> {
         let mut filter = refs.clone();
         filter.insert("_id", doc! { "$in": children });
         let coll = self.db.collection::<BsonDocument>(edge.collection);
-        let updated = crate::repo::with_session!(coll.update_many(filter, update), session)
+        let updated = crate::txn::with_session!(coll.update_many(filter, update), session)
             .map_err(|e| Error::from_server(e, "update", edge.collection))?;
         Ok(updated.modified_count)
     }

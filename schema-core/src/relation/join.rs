@@ -256,7 +256,7 @@ impl<'r, C: Document, T, P: Document> Children<'r, C, T, P> {
             .database()
             .collection::<RawDocumentBuf>(P::COLLECTION);
         let find = parents.find_one(doc! { "_id": id });
-        let found = crate::repo::with_session!(find, session)
+        let found = crate::txn::with_session!(find, session)
             .map_err(|e| Error::from_server(e, "find in", P::COLLECTION))?;
         found.as_deref().map(decode::<P>).transpose()
     }

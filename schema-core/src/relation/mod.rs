@@ -5,7 +5,7 @@
 //! - [`reference`](mod@reference): children that point at their parent with an indexed
 //!   `#[reference(index)]`: keyset pages on the index, counts, and the
 //!   parents of a page in one query.
-//! - [`combine`]: concurrent links into one hot document, combined into one
+//! - [`combine`](many_to_many::combine): concurrent links into one hot document, combined into one
 //!   transaction.
 //! - [`copies`]: declared extended references (`#[copy(from = ..., field =
 //!   ...)]`), kept in sync with their sources in one transaction, verified
@@ -19,7 +19,6 @@
 //! - [`through`]: many-to-many with no bound on either side, one edge
 //!   document per pair in a collection of its own.
 
-pub mod combine;
 pub mod copies;
 pub mod delete;
 pub mod join;

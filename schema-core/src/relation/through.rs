@@ -45,8 +45,8 @@ use crate::exec::action::Action;
 use crate::model::codec::id_to_bson;
 use crate::model::index::{Direction, IndexOrigin, IndexSpec};
 use crate::model::Document;
-use crate::repo::with_session;
 use crate::setup::schema::ModelInfo;
+use crate::txn::with_session;
 
 /// An edge collection between `L` and `R` (see the module docs).
 pub struct Through<L: Document, R: Document> {

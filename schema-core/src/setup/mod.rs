@@ -6,5 +6,6 @@ pub(crate) mod cluster;
 pub mod diagram;
 pub mod plan;
 pub mod schema;
+pub mod step;
 pub mod sync;
 pub use sync::*;

@@ -20,13 +20,12 @@ use mongodb::options::ValidationLevel;
 use mongodb::Database;
 
 use crate::error::{Error, Result};
+use crate::model::index::server::{same_validator, ServerIndex};
 use crate::model::index::IndexSpec;
 use crate::model::schema_version::count_per_version;
-use crate::setup::plan::{
-    diff_indexes, same_validator, Action, Plan, ServerIndex, VersionCount, Violators,
-    VIOLATOR_SAMPLE,
-};
+use crate::setup::plan::{diff_indexes, Plan};
 use crate::setup::schema::{ModelInfo, Schema};
+use crate::setup::step::{Action, VersionCount, Violators, VIOLATOR_SAMPLE};
 
 /// What setup may do beyond creating what is missing.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -443,7 +442,7 @@ async fn plan_sharding(
     db: &Database,
     models: &BTreeMap<&'static str, &ModelInfo>,
     actions: &mut Vec<Action>,
-    unsharded: &mut Vec<crate::setup::plan::Unsharded>,
+    unsharded: &mut Vec<crate::setup::step::Unsharded>,
 ) -> Result<()> {
     use crate::setup::cluster;
     let wanted: Vec<(&str, crate::model::shard::ShardKey)> = models
@@ -521,7 +520,7 @@ fn without_implicit(
     let implicit: BsonDocument = doc! { meta: 1, options.time_field.as_str(): 1 };
     indexes
         .into_iter()
-        .filter(|index| !crate::setup::plan::same_key_order(&index.keys, &implicit))
+        .filter(|index| !crate::model::index::server::same_key_order(&index.keys, &implicit))
         .collect()
 }
 
@@ -633,7 +632,7 @@ mod tests {
         let spec = bson::deserialize_from_document(mongos_entry(wanted.clone(), "strict")).unwrap();
         let (name, listed) = server_collection(spec);
         assert_eq!(name, "messages");
-        assert!(crate::setup::plan::same_validator(
+        assert!(crate::model::index::server::same_validator(
             listed.validator.as_ref(),
             &wanted
         ));

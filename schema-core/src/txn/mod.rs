@@ -71,19 +71,31 @@
 //! per helper (`Repo::retries`, `Links::retries`).
 
 mod builder;
+mod helper;
 mod policy;
 mod runner;
 mod topology;
+
+/// Runs a driver action with the session when there is one.
+macro_rules! with_session {
+    ($action:expr, $session:expr) => {
+        match $session {
+            Some(s) => $action.session(&mut *s).await,
+            None => $action.await,
+        }
+    };
+}
+pub(crate) use with_session;
 
 use mongodb::options::{Acknowledgment, TransactionOptions, WriteConcern};
 use mongodb::{Client, ClientSession};
 
 pub use builder::{transaction, Transaction, TxnBody};
+pub(crate) use helper::transact;
 pub use policy::{Jitter, RetryPolicy};
 pub(crate) use topology::{require_transactions, TxnState};
 
 use crate::error::{Error, Result};
-use runner::{already_in_progress, is_unreachable, start_error, Attempts};
 
 /// The write concern the helpers' own transactions commit with unless told
 /// otherwise: `{ w: "majority", j: true }`.
@@ -131,63 +143,7 @@ impl TxnConfig {
     }
 }
 
-/// How every helper runs its transaction: checks the topology once per
-/// `state` (naming `models` in the error) before anything is written, then
-/// runs `body` in a transaction of its own on a new session when `session`
-/// is `None`; on the caller's session, it joins the transaction in progress
-/// there (once, no retry: retrying is the caller's business, and on error
-/// the caller must abort), or runs one of its own on it. Retries are
-/// counted in `state`; an unreachable server is waited for, the check
-/// included, until the policy's deadline.
-pub(crate) async fn transact<C, T, F>(
-    state: &TxnState,
-    models: &[&'static str],
-    client: &Client,
-    session: Option<&mut ClientSession>,
-    config: &TxnConfig,
-    context: C,
-    body: F,
-) -> Result<T>
-where
-    F: TxnBody<C, T>,
-{
-    let mut attempts = Attempts::new(&config.policy, Some(state.retry_counter()));
-    loop {
-        match state.require(client, models).await {
-            Ok(()) => break,
-            // Nothing was sent: asking again is safe.
-            Err(err) if is_unreachable(&err) => attempts.wait_after(err).await?,
-            Err(err) => return Err(err),
-        }
-    }
-    let options = config.options();
-    let Some(session) = session else {
-        let mut session = start_session(client).await?;
-        return builder::run_context(&mut session, attempts, Some(&options), context, body).await;
-    };
-    let mut context = context;
-    let mut body = body;
-    match session
-        .start_transaction()
-        .with_options(options.clone())
-        .await
-    {
-        Err(e) if already_in_progress(&e) => body(session, &mut context).await,
-        Ok(()) => {
-            attempts.started_by_caller();
-            builder::run_context(session, attempts, Some(&options), context, body).await
-        }
-        Err(e) => match start_error(e) {
-            err if is_unreachable(&err) => {
-                attempts.wait_after(err).await?;
-                builder::run_context(session, attempts, Some(&options), context, body).await
-            }
-            err => Err(err),
-        },
-    }
-}
-
-async fn start_session(client: &Client) -> Result<ClientSession> {
+pub(crate) async fn start_session(client: &Client) -> Result<ClientSession> {
     client
         .start_session()
         .await

@@ -4,4 +4,5 @@
 pub mod field;
 pub mod filter;
 pub mod path;
+pub(crate) mod push;
 pub mod update;

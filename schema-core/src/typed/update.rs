@@ -5,7 +5,7 @@
 //! `inc` and `mul` (numeric fields), `min`, `max`, `current_date` (date
 //! fields), and one array operation: [`push`](crate::EmbedField::push) on an
 //! `#[embed(max = N)]` field, which carries the same guard as the bounded
-//! push of [`embed`] (the update matches only while the array
+//! push of [`embed`](crate::write::embed) (the update matches only while the array
 //! has room; a set uses `$addToSet` and counts only the items it does not
 //! hold). A plain array field (`#[embed(unbounded = "...")]`) has no push at
 //! all, so there is no typed way to grow an array past its bound.
@@ -59,11 +59,12 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::model::bounded::BoundedCollection;
+use crate::model::bounded::EmbedArray;
 use crate::model::codec::value_to_bson;
 use crate::model::Updatable;
 use crate::typed::field::{Compare, EmbedField, Field, Scope, Typed};
 use crate::typed::path::{OutsideArrays, OutsideBuckets, OutsideVariants};
-use crate::write::embed::{self, EmbedArray};
+use crate::typed::push::BoundedPush;
 
 /// One update document of model `M` (see the [module docs](self)).
 #[must_use = "an update does nothing until a helper runs it"]
@@ -77,7 +78,7 @@ struct Parts {
     /// `(operator, path, value)` in the order given.
     ops: Vec<(&'static str, &'static str, Bson)>,
     /// Bounded pushes, one per array (two pushes into one array are one).
-    pushes: Vec<embed::BoundedPush>,
+    pushes: Vec<BoundedPush>,
     /// A plain document given as it is.
     raw: Option<BsonDocument>,
 }
@@ -92,7 +93,7 @@ pub struct UpdateParts {
     pub update: BsonDocument,
     /// The conditions under which the pushes have room.
     pub guard: BsonDocument,
-    pub(crate) pushes: Vec<embed::BoundedPush>,
+    pub(crate) pushes: Vec<BoundedPush>,
 }
 
 impl UpdateParts {
@@ -166,7 +167,7 @@ impl<M> Update<M> {
             let b = other.parts?;
             a.ops.extend(b.ops);
             for push in b.pushes {
-                embed::BoundedPush::merge_into(&mut a.pushes, push);
+                BoundedPush::merge_into(&mut a.pushes, push);
             }
             a.raw = match (a.raw, b.raw) {
                 (Some(mut x), Some(y)) => {
@@ -564,7 +565,7 @@ where
             .collect();
         let field = self.erase();
         let push = items.and_then(|items| {
-            embed::BoundedPush::new(&field, items)
+            BoundedPush::new(&field, items)
                 .map_err(|e| crate::model::codec::field_error(M::NAME, field.name(), e))
         });
         Update::from_parts(push.map(|push| Parts {

@@ -72,8 +72,9 @@ use crate::exec::action::Action;
 use crate::model::codec::{self, id_to_bson};
 use crate::model::index::collation::IndexCollation;
 use crate::model::{Document, Updatable};
-use crate::repo::{with_session, Repo};
+use crate::repo::Repo;
 use crate::txn;
+use crate::txn::with_session;
 use crate::typed::filter::Filter;
 use crate::typed::update::{Update, UpdateParts};
 

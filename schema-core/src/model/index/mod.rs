@@ -1,6 +1,7 @@
 //! Index specifications generated from a model's attributes.
 
 pub mod collation;
+pub(crate) mod server;
 pub mod text;
 
 use std::fmt;

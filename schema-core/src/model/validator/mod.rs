@@ -3,14 +3,9 @@
 //! (through `__private`) to describe objects, enums and bounded arrays.
 
 pub mod depth;
-mod fixed;
-
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
-use std::marker::PhantomData;
+pub(crate) mod impls;
 
 use bson::{doc, Bson, Document};
-
-use crate::model::validator::depth::schema_of;
 
 /// Describes a Rust type as a `$jsonSchema` fragment (`{"bsonType": ...}`).
 ///
@@ -36,165 +31,6 @@ pub trait BsonSchema {
         false
     }
 }
-
-macro_rules! scalar {
-    ($name:literal: $($t:ty),*) => {
-        $(impl BsonSchema for $t {
-            fn bson_schema() -> Document { doc! { "bsonType": $name } }
-        })*
-    };
-}
-
-scalar!("string": String, &'static str, char);
-scalar!("bool": bool);
-scalar!("int": i8, i16, i32, u8, u16);
-scalar!("long": i64, isize, u32);
-scalar!("double": f32, f64);
-scalar!("objectId": bson::oid::ObjectId);
-scalar!("date": bson::DateTime);
-scalar!("decimal": bson::Decimal128);
-scalar!("timestamp": bson::Timestamp);
-scalar!("binData": bson::Binary, bson::Uuid);
-scalar!("regex": bson::Regex);
-scalar!("object": Document);
-
-// Types whose stored form depends on serializer options get no constraint.
-macro_rules! any {
-    ($($t:ty),*) => {
-        $(impl BsonSchema for $t {
-            fn bson_schema() -> Document { Document::new() }
-        })*
-    };
-}
-scalar!("long": u64, usize);
-any!(Bson, i128, u128, std::time::Duration, ());
-
-/// Serde stores a `SystemTime` as `{secs_since_epoch, nanos_since_epoch}`,
-/// not as a BSON date.
-impl BsonSchema for std::time::SystemTime {
-    fn bson_schema() -> Document {
-        doc! {
-            "bsonType": "object",
-            "required": ["secs_since_epoch", "nanos_since_epoch"],
-            "properties": {
-                "secs_since_epoch": { "bsonType": "long" },
-                "nanos_since_epoch": { "bsonType": "long" },
-            },
-            "additionalProperties": false,
-        }
-    }
-}
-
-impl<T: BsonSchema> BsonSchema for Option<T> {
-    fn bson_schema() -> Document {
-        nullable(schema_of::<T>())
-    }
-    fn optional() -> bool {
-        true
-    }
-}
-
-impl<T: BsonSchema + ?Sized> BsonSchema for Box<T> {
-    fn bson_schema() -> Document {
-        schema_of::<T>()
-    }
-    fn optional() -> bool {
-        T::optional()
-    }
-}
-
-impl<T: BsonSchema + ?Sized> BsonSchema for std::sync::Arc<T> {
-    fn bson_schema() -> Document {
-        schema_of::<T>()
-    }
-    fn optional() -> bool {
-        T::optional()
-    }
-}
-
-impl<T: BsonSchema, const N: usize> BsonSchema for [T; N] {
-    fn bson_schema() -> Document {
-        let mut schema = array_of(schema_of::<T>());
-        schema.insert("minItems", N as i64);
-        schema.insert("maxItems", N as i64);
-        schema
-    }
-}
-
-macro_rules! array {
-    ($($t:ident),*) => {
-        $(impl<T: BsonSchema> BsonSchema for $t<T> {
-            fn bson_schema() -> Document { array_of(schema_of::<T>()) }
-        })*
-    };
-}
-array!(Vec, VecDeque, BTreeSet);
-
-impl<T: BsonSchema, S> BsonSchema for HashSet<T, S> {
-    fn bson_schema() -> Document {
-        array_of(schema_of::<T>())
-    }
-}
-
-impl<K, V: BsonSchema, S> BsonSchema for HashMap<K, V, S> {
-    fn bson_schema() -> Document {
-        map_of(schema_of::<V>())
-    }
-}
-
-impl<K, V: BsonSchema> BsonSchema for BTreeMap<K, V> {
-    fn bson_schema() -> Document {
-        map_of(schema_of::<V>())
-    }
-}
-
-/// A stand-in for the type `T` of an `#[embed(unbounded = "reason")]` field,
-/// which need not be described: the escape hatch also keeps a type from
-/// another crate that cannot implement [`BsonSchema`].
-/// `(&SchemaProbe::<T>::NEW).schema_or_any()` resolves to
-/// [`Described::schema_or_any`] when `T: BsonSchema` (method lookup tries the
-/// receiver's own type before borrowing it again), and otherwise to
-/// [`Undescribed::schema_or_any`]: `{}`, no constraint.
-#[doc(hidden)]
-pub struct SchemaProbe<T: ?Sized>(PhantomData<fn() -> Box<T>>);
-
-impl<T: ?Sized> SchemaProbe<T> {
-    /// The probe.
-    pub const NEW: Self = SchemaProbe(PhantomData);
-}
-
-/// A described type: its own schema.
-#[doc(hidden)]
-pub trait Described {
-    /// `T`'s schema.
-    fn schema_or_any(&self) -> Document;
-    /// `T::optional()`.
-    fn optional_or(&self, written_as_option: bool) -> bool;
-}
-
-impl<T: BsonSchema + ?Sized> Described for SchemaProbe<T> {
-    fn schema_or_any(&self) -> Document {
-        schema_of::<T>()
-    }
-    fn optional_or(&self, _written_as_option: bool) -> bool {
-        T::optional()
-    }
-}
-
-/// Any other type: no constraint, and optional when written as an `Option`.
-#[doc(hidden)]
-pub trait Undescribed {
-    /// `{}`.
-    fn schema_or_any(&self) -> Document {
-        Document::new()
-    }
-    /// Whether the field's type is written `Option<...>`.
-    fn optional_or(&self, written_as_option: bool) -> bool {
-        written_as_option
-    }
-}
-
-impl<T: ?Sized> Undescribed for &SchemaProbe<T> {}
 
 /// `{"bsonType": "array", "items": item}` (no `items` when `item` is empty).
 pub(crate) fn array_of(item: Document) -> Document {
@@ -405,6 +241,7 @@ pub(crate) fn validator(object: Document) -> Document {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
 
     #[test]
     fn option_adds_null() {

@@ -12,8 +12,9 @@ use futures_util::TryStreamExt;
 use mongodb::Client;
 
 use crate::error::{Error, Result};
+use crate::model::index::server::same_key_order;
 use crate::model::shard::ShardKey;
-use crate::setup::plan::{same_key_order, Action, Unsharded};
+use crate::setup::step::{Action, Unsharded};
 
 /// The wire version of MongoDB 5.0, the first with `reshardCollection`.
 const WIRE_5_0: i32 = 13;

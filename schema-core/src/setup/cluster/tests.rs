@@ -6,9 +6,11 @@
 use bson::{doc, DateTime, Document};
 
 use super::{by_namespace, plan, Deployment};
+use crate::model::index::server::ServerIndex;
 use crate::model::index::{Direction, IndexKind, IndexOrigin, IndexSpec};
 use crate::model::shard::{with_supporting_index, ShardKey};
-use crate::setup::plan::{diff_indexes, Action, ServerIndex};
+use crate::setup::plan::diff_indexes;
+use crate::setup::step::Action;
 
 /// `hello` through a mongos of MongoDB 7.0 ("When connected to a mongos,
 /// the hello command returns a document that contains the string isdbgrid

@@ -30,81 +30,18 @@
 //! caller's transaction belongs to it); `unlink` is not.
 //! [`Links::with_combining(false)`](Links::with_combining) turns it off.
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::Mutex;
+use std::collections::VecDeque;
 
 use bson::{doc, Bson, Document as BsonDocument};
 use mongodb::ClientSession;
 use tokio::sync::oneshot;
 
-use super::many_to_many::{Links, Side};
+use super::queue::{HandOver, Turn, Waiter};
+use super::{Links, Side};
 use crate::error::{id_text, Error, Result};
 use crate::model::codec::value_key;
 use crate::model::Document;
-use crate::repo::with_session;
-
-/// The links waiting on each target document (shared by a `Links` and its
-/// clones).
-#[derive(Debug, Default)]
-pub(crate) struct Combiner {
-    queues: Mutex<HashMap<String, VecDeque<Waiter>>>,
-}
-
-/// A link waiting for its turn.
-#[derive(Debug)]
-pub(crate) struct Waiter {
-    left: Bson,
-    turn: oneshot::Sender<Turn>,
-}
-
-/// What a waiting link is told.
-#[derive(Debug)]
-enum Turn {
-    /// Written (or refused) by another caller's combined transaction.
-    Done(Result<()>),
-    /// Its turn to run, with the links that waited behind it.
-    Lead(Vec<Waiter>),
-    /// The combined transaction failed: run alone.
-    Alone,
-}
-
-impl Combiner {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, VecDeque<Waiter>>> {
-        self.queues.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Hands the target `key` to the first link waiting on it, with the
-    /// others behind it; or frees it when none waits.
-    fn hand_over(&self, key: &str) {
-        let mut queues = self.lock();
-        let Some(waiting) = queues.get_mut(key) else {
-            return;
-        };
-        let mut batch: Vec<Waiter> = waiting.drain(..).collect();
-        while !batch.is_empty() {
-            let first = batch.remove(0);
-            match first.turn.send(Turn::Lead(batch)) {
-                Ok(()) => return,
-                // That caller stopped waiting: the next one leads.
-                Err(Turn::Lead(rest)) => batch = rest,
-                Err(_) => return,
-            }
-        }
-        queues.remove(key);
-    }
-}
-
-/// Hands the target over when the leader is done (or dropped).
-struct HandOver<'c> {
-    combiner: &'c Combiner,
-    key: String,
-}
-
-impl Drop for HandOver<'_> {
-    fn drop(&mut self) {
-        self.combiner.hand_over(&self.key);
-    }
-}
+use crate::txn::with_session;
 
 impl<M: Document, C, R: Document> Links<M, C, R> {
     /// Links `left` to `right`, combined with the links into `right` that

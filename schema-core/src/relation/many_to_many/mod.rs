@@ -18,22 +18,25 @@
 //! [`Links::verify`] reports edges that only one side records, dangling ids
 //! and arrays over their max; [`Links::repair`] fixes the asymmetric edges.
 
+pub mod combine;
+mod queue;
+
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use bson::{doc, Bson, Document as BsonDocument};
 use mongodb::{ClientSession, Collection, Database};
 
-use super::combine::Combiner;
 use crate::error::{id_text, Error, Result};
 use crate::exec::action::Action;
 use crate::model::codec::{id_to_bson, value_key as key};
 use crate::model::Document;
 use crate::relation::Relation;
-use crate::repo::with_session;
+use crate::txn::with_session;
 use crate::txn::{self, RetryPolicy, TxnConfig, TxnState};
 use crate::typed::field::LinkField;
 use mongodb::options::TransactionOptions;
+use queue::Combiner;
 
 /// Link and unlink helpers for one `#[many_to_many]` field of `M` whose ids
 /// are `_id`s of `R` (see the module docs).
@@ -44,7 +47,7 @@ pub struct Links<M: Document, C, R: Document> {
     inverse: Option<(&'static str, u32)>,
     txn: TxnConfig,
     support: TxnState,
-    /// Links into one document, combined (see [`combine`](super::combine)).
+    /// Links into one document, combined (see [`combine`]).
     combiner: Arc<Combiner>,
     combining: bool,
 }
@@ -196,7 +199,7 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
 
     /// Whether concurrent two-sided links into one document (through this
     /// `Links` and its clones) are combined into one transaction (on by
-    /// default; see [`combine`](super::combine)).
+    /// default; see [`combine`]).
     pub fn with_combining(mut self, combining: bool) -> Self {
         self.combining = combining;
         self
@@ -293,7 +296,7 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
     /// Two-sided links into one `right` that arrive while another is being
     /// written (through this `Links` or its clones, without a session) are
     /// combined into the next transaction, each caller still getting its
-    /// own result after the commit (see [`combine`](super::combine)).
+    /// own result after the commit (see [`combine`]).
     /// Fails with [`Error::LinkFull`] or [`Error::NotFound`], writing nothing.
     ///
     /// In a [`session`](Action::session), two-sided, it joins the caller's
