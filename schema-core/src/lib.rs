@@ -4,7 +4,27 @@
 //! relationship is stored: embedded and bounded (`#[embed(max = N)]`),
 //! referenced from the child with an index (`#[reference(index)]`), or kept as
 //! id arrays (`#[many_to_many(...)]`). An array or map with no bound does not
-//! compile. See the README for every attribute.
+//! compile.
+//!
+//! # Where to start
+//!
+//! - The book (`book/` in the repository, built by `scripts/book.sh`), a
+//!   chapter per topic in the order you meet them: getting started, models
+//!   and what does not compile, embedding and bounds, references and paging,
+//!   many-to-many and two-sided links, joins and copies, delete policies,
+//!   queries and the index guard, typed filters and updates, transactions,
+//!   buckets and time series, versions and migrations, setup and the schema
+//!   command, sharding, errors and limits, tracing; then every rule by
+//!   chapter. The README is its one-page summary.
+//! - [`prelude`]: what a model file names (`use schema_core::prelude::*;`):
+//!   the derives and their traits, the field constants, [`Filter`] and
+//!   [`Update`], and the typed helpers.
+//! - The main types: [`Document`](trait@Document) (what the derive
+//!   implements), [`Repo`] (a model's collection: reads, writes, queries,
+//!   pages, bounded pushes), [`Links`] and [`Through`] (many-to-many),
+//!   [`Schema`] (setup: plan, sync, verify, repair, delete, migrate),
+//!   [`transaction`] (several helpers in one transaction) and [`Error`]
+//!   (each variant names what to act on).
 //!
 //! The public surface is what a user names: the crate root (models, [`Repo`],
 //! the relation helpers, setup, errors) and the modules below that group a
