@@ -8,7 +8,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{model_type, private, private_at};
+use super::scope::{model_type, private, private_at};
 use crate::ast::{Derive, Field, Input};
 use crate::attr::FieldKind;
 
@@ -59,7 +59,7 @@ pub fn expand(input: &Input) -> TokenStream {
         asserts.extend(super::shard::asserts(input));
     }
     // The rules may hold a type parameter as an item too: both positions.
-    let mut generics = super::embedded::bounded_generics(input);
+    let mut generics = bounded_generics(input);
     let params: Vec<_> = generics.type_params().map(|t| t.ident.clone()).collect();
     if input.derive == Derive::Embedded && !params.is_empty() {
         let p = private(input);
@@ -121,7 +121,7 @@ pub fn fallback_impls(input: &Input) -> TokenStream {
 fn impls_walking(input: &Input, walk: bool) -> TokenStream {
     let p = private(input);
     let ident = input.ident;
-    let generics = super::embedded::bounded_generics(input);
+    let generics = bounded_generics(input);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let place = quote!(__SchemaPlace);
     let budget = quote!(__SchemaBudget);
@@ -176,6 +176,26 @@ fn impls_walking(input: &Input, walk: bool) -> TokenStream {
             const WALK: () = #panic;
         }
     }
+}
+
+/// The container's generics, each type parameter bounded by
+/// `BoundedAt<AsField> + BsonSchema` (for `#[derive(Embedded)]`): bounded
+/// as a field is bounded anywhere for every type but a collection, which is
+/// bounded nowhere, so one position is asked, and an unbounded type
+/// argument is reported once.
+pub fn bounded_generics(input: &Input) -> syn::Generics {
+    let mut generics = input.original.generics.clone();
+    if input.derive == Derive::Embedded {
+        let p = private(input);
+        let params: Vec<_> = generics.type_params().map(|t| t.ident.clone()).collect();
+        let where_clause = generics.make_where_clause();
+        for param in params {
+            where_clause
+                .predicates
+                .push(syn::parse_quote!(#param: #p::BoundedAt<#p::AsField> + #p::BsonSchema));
+        }
+    }
+    generics
 }
 
 /// The generics with one more type parameter, after the others.

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::ext::IdentExt;
 
-use super::private;
+use super::scope::private;
 use crate::ast::Input;
 use crate::attr::FieldKind;
 

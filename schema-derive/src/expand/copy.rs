@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::ext::IdentExt;
 
-use super::{model_type, private, private_at};
+use super::scope::{model_type, private, private_at};
 use crate::ast::{Field, Input};
 use crate::attr::{CopyKind, FieldKind};
 

@@ -4,9 +4,9 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::ext::IdentExt;
 
+use super::scope::private;
 use super::{
-    bounded, bucket, copy, fields, indexes, private, relations, shard, timeseries, validator,
-    versions,
+    bounded, bucket, copy, fields, indexes, relations, shard, timeseries, validator, versions,
 };
 use crate::ast::Input;
 

@@ -4,10 +4,11 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::{parse_quote, Generics};
 
-use super::{bounded, copy, fields, private, validator};
-use crate::ast::{Data, Derive, Input};
+use super::bounded::{self, bounded_generics};
+use super::scope::private;
+use super::{copy, fields, validator};
+use crate::ast::{Data, Input};
 
 pub fn expand(input: &Input) -> TokenStream {
     let p = private(input);
@@ -42,26 +43,6 @@ pub fn expand(input: &Input) -> TokenStream {
         #[automatically_derived]
         impl #impl_generics #p::Embedded for #ident #ty_generics #where_clause {}
     }
-}
-
-/// The container's generics, each type parameter bounded by
-/// `BoundedAt<AsField> + BsonSchema` (for `#[derive(Embedded)]`): bounded
-/// as a field is bounded anywhere for every type but a collection, which is
-/// bounded nowhere, so one position is asked, and an unbounded type
-/// argument is reported once.
-pub fn bounded_generics(input: &Input) -> Generics {
-    let mut generics = input.original.generics.clone();
-    if input.derive == Derive::Embedded {
-        let p = private(input);
-        let params: Vec<_> = generics.type_params().map(|t| t.ident.clone()).collect();
-        let where_clause = generics.make_where_clause();
-        for param in params {
-            where_clause
-                .predicates
-                .push(parse_quote!(#param: #p::BoundedAt<#p::AsField> + #p::BsonSchema));
-        }
-    }
-    generics
 }
 
 /// The `bson_schema()` body and the `optional()` body.

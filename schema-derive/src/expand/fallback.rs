@@ -9,7 +9,8 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::ext::IdentExt;
 
-use super::{bounded, document, embedded, fields, private};
+use super::scope::private;
+use super::{bounded, document, fields};
 use crate::ast::{Data, Derive, Input};
 
 pub fn expand(input: &Input) -> TokenStream {
@@ -82,7 +83,7 @@ fn embedded_impls(input: &Input) -> TokenStream {
     }
     let p = private(input);
     let ident = input.ident;
-    let generics = embedded::bounded_generics(input);
+    let generics = bounded::bounded_generics(input);
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let checks = bounded::expand(input);
     let bounded_impls = bounded::fallback_impls(input);

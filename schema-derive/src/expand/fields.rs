@@ -5,7 +5,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 use syn::ext::IdentExt;
 
-use super::{model_type, private};
+use super::scope::{model_type, private};
 use crate::ast::{Data, Field, Input, Style, Variant};
 use crate::attr::{Dir, FieldKind, Keep, RefAttr};
 

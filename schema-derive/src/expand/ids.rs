@@ -15,7 +15,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{model_type, private_at};
+use super::scope::{model_type, private_at};
 use crate::ast::{Field, Input};
 use crate::attr::FieldKind;
 

@@ -10,7 +10,7 @@ use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 
 use super::fields::direction;
-use super::private;
+use super::scope::private;
 use crate::ast::{Input, Origin};
 use crate::attr::{Dir, PartialTest, Value};
 

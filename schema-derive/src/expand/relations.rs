@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::fields::reference_sort;
-use super::{model_type, private};
+use super::scope::{model_type, private};
 use crate::ast::Input;
 use crate::attr::{FieldKind, OnDelete};
 

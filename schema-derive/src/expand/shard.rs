@@ -7,7 +7,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{private, private_at};
+use super::scope::{private, private_at};
 use crate::ast::Input;
 use crate::attr::KeyName;
 

@@ -6,7 +6,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::private;
+use super::scope::private;
 use crate::ast::Input;
 
 /// `const TIMESERIES: ... = Some(..);` inside `impl Document`, or nothing.

@@ -28,7 +28,7 @@ use quote::{quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 
-use super::{private, private_at};
+use super::scope::{private, private_at};
 use crate::ast::{Data, Field, Input, Style, Variant};
 use crate::attr::FieldKind;
 use crate::ty;

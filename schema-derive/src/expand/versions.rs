@@ -8,7 +8,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::private;
+use super::scope::private;
 use crate::ast::Input;
 
 /// The items inside `impl Document`, or nothing for a model with no
