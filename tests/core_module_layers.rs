@@ -53,7 +53,6 @@ const KNOWN_LONG: &[&str] = &[
     "schema-core/typed::field",
     "schema-core/typed::filter",
     "schema-core/typed::update",
-    "schema-core/write",
     "schema-derive/ast",
     "schema-derive/attr::index",
     "schema-derive/expand::fields",
