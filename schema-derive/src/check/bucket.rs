@@ -4,7 +4,7 @@
 
 use syn::ext::IdentExt;
 
-use super::report;
+use super::report::report;
 use crate::ast::{Derive, Field, Input};
 use crate::attr::{describe_bucket_role, BucketAttr, FieldKind, BUCKET, ITEMS};
 use crate::ctxt::Ctxt;

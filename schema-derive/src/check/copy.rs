@@ -8,7 +8,7 @@
 
 use syn::ext::IdentExt;
 
-use super::{checked_fields, report};
+use super::report::{checked_fields, report};
 use crate::ast::{Derive, Field, Input};
 use crate::attr::{CopyKind, FieldKind};
 use crate::ctxt::Ctxt;

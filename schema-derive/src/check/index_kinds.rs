@@ -8,7 +8,7 @@
 //! Only `index(...)` declares a hashed key; a shard key's hashed index is
 //! `schema_core`'s to add.
 
-use super::{not_one_value, NotOneValue};
+use super::id::{not_one_value, NotOneValue};
 use crate::ast::Input;
 use crate::attr::{Dir, FieldKind, IndexAttr, IndexKey, KeyName};
 use crate::ctxt::Ctxt;

@@ -3,7 +3,7 @@
 //! put the absence. One function per rule; the cycle of cascades across
 //! models is refused when the schema is built (`schema_core::delete_policy`).
 
-use super::{checked_fields, report};
+use super::report::{checked_fields, report};
 use crate::ast::Input;
 use crate::attr::{FieldKind, OnDelete};
 use crate::ctxt::Ctxt;

@@ -5,7 +5,9 @@
 
 use std::collections::HashSet;
 
-use super::{check_field_key_as, not_one_value, written, NotOneValue};
+use super::id::{not_one_value, NotOneValue};
+use super::keys::check_field_key_as;
+use super::report::written;
 use crate::ast::{key_text, Derive, Input};
 use crate::attr::{CopyKind, Dir, FieldKind, KeyName, ShardKeyAttr};
 use crate::ctxt::Ctxt;

@@ -5,7 +5,7 @@
 
 use syn::ext::IdentExt;
 
-use super::report;
+use super::report::report;
 use crate::ast::{Derive, Input};
 use crate::attr::{FieldKind, OnDelete, TimeSeriesAttr};
 use crate::ctxt::Ctxt;
