@@ -400,6 +400,50 @@ impl Error {
     }
 }
 
+impl Error {
+    /// Whether the driver or server attached this error label
+    /// (`TransientTransactionError`, `UnknownTransactionCommitResult`); for
+    /// [`Error::TransactionRetriesExhausted`], the last error's.
+    pub fn has_label(&self, label: &str) -> bool {
+        match self {
+            Error::Driver(e) => e.has_label(label),
+            Error::Unreachable { labels, .. } | Error::WriteConflict { labels, .. } => {
+                labels.iter().any(|l| l == label)
+            }
+            Error::TransactionRetriesExhausted { last, .. } => last.has_label(label),
+            _ => false,
+        }
+    }
+
+    /// Whether the error leaves a commit's outcome unknown: the commit may
+    /// have reached the server and applied, its answer lost or carrying a
+    /// write-concern error (label `UnknownTransactionCommitResult`). The
+    /// transaction then applied in full or not at all: read to find out.
+    pub fn commit_outcome_unknown(&self) -> bool {
+        match self {
+            Error::TransactionRetriesExhausted { last, .. } => last.commit_outcome_unknown(),
+            other => other.has_label(label::UNKNOWN_TRANSACTION_COMMIT_RESULT),
+        }
+    }
+
+    /// The server's error code, when the server sent one (for the typed
+    /// variants, the code they stand for: [`code::DUPLICATE_KEY`] and so on).
+    pub fn code(&self) -> Option<i32> {
+        match self {
+            Error::Driver(e) => e.code(),
+            Error::DuplicateKey { .. } => Some(code::DUPLICATE_KEY),
+            Error::ValidationFailed { .. } => Some(code::DOCUMENT_VALIDATION_FAILURE),
+            Error::WriteConflict { .. } => Some(code::WRITE_CONFLICT),
+            Error::PermissionDenied { .. } => Some(code::UNAUTHORIZED),
+            Error::TransactionRetriesExhausted { last, .. } => last.code(),
+            Error::SetupRefused { reason, .. } => reason.code(),
+            Error::WriteRefused { code, .. } => Some(*code),
+            Error::InsertMany(failure) => failure.failed.first().and_then(|f| f.reason.code()),
+            _ => None,
+        }
+    }
+}
+
 /// Error helpers on driver errors.
 pub(crate) trait DriverErrorExt {
     fn code(&self) -> Option<i32>;
@@ -414,7 +458,7 @@ impl DriverErrorExt for mongodb::error::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::{server_error_in, unreachable_message};
+    use crate::error::message::{server_error_in, unreachable_message};
     use bson::doc;
 
     #[test]
