@@ -50,4 +50,14 @@ impl Ctxt {
         }
         Err(combined.to_compile_error())
     }
+
+    /// Every message reported so far, in order: what unit tests compare.
+    #[cfg(test)]
+    pub fn messages(self) -> Vec<String> {
+        self.errors
+            .into_inner()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
 }

@@ -175,3 +175,165 @@ pub(super) fn max_fits_in_a_document(cx: &Ctxt, input: &Input) {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use syn::parse_quote;
+
+    use super::*;
+    use crate::check::testing::{assert_one, messages, run};
+
+    #[test]
+    fn arrays_and_maps_are_bounded() {
+        let rule = super::arrays_and_maps_are_bounded;
+        let input = parse_quote! {
+            struct Post {
+                tags: Vec<String>,
+                counts: Option<HashMap<String, i64>>,
+                #[embed(max = 10)]
+                bounded: Vec<String>,
+                #[serde(with = "serde_bytes")]
+                bytes: Vec<u8>,
+                #[serde(skip)]
+                cache: Vec<String>,
+            }
+        };
+        let (model, found) = run(Derive::Document, &input, rule);
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(found[0].starts_with("unbounded array `tags`: add `#[embed(max = N)]`"));
+        assert!(found[1].starts_with("unbounded map `counts`: add `#[embed(max = N)]`"));
+        let flagged: Vec<_> = model.all_fields().iter().map(|f| f.is_flagged()).collect();
+        assert_eq!(flagged, [true, true, false, false, false]);
+    }
+
+    #[test]
+    fn an_unbounded_field_names_a_misspelt_attribute() {
+        let input = parse_quote! {
+            struct Post {
+                #[embd(max = 10)]
+                tags: Vec<String>,
+            }
+        };
+        assert_one(
+            &messages(Derive::Document, &input, super::arrays_and_maps_are_bounded),
+            "(is `#[embd]` meant to be `#[embed]`?)",
+        );
+    }
+
+    #[test]
+    fn an_array_id_is_left_to_the_id_rule() {
+        let input = parse_quote! {
+            struct Post {
+                #[serde(rename = "_id")]
+                id: Vec<String>,
+            }
+        };
+        let rule = super::arrays_and_maps_are_bounded;
+        assert!(messages(Derive::Document, &input, rule).is_empty());
+        assert_one(
+            &messages(Derive::Embedded, &input, rule),
+            "unbounded array `id`",
+        );
+    }
+
+    #[test]
+    fn types_are_not_recursive() {
+        let rule = super::types_are_not_recursive;
+        let input = parse_quote! {
+            struct Node {
+                children: Option<Box<Node>>,
+                #[serde(with = "flat")]
+                flat: Option<Box<Node>>,
+                other: Option<Box<Leaf>>,
+            }
+        };
+        assert_one(
+            &messages(Derive::Embedded, &input, rule),
+            "recursive type: `children` holds `Node` itself",
+        );
+    }
+
+    #[test]
+    fn embed_is_on_an_array_or_map() {
+        let rule = super::embed_is_on_an_array_or_map;
+        let scalar = parse_quote! {
+            struct Post {
+                #[embed(max = 3)]
+                n: i32,
+            }
+        };
+        assert_one(
+            &messages(Derive::Document, &scalar, rule),
+            "`#[embed]` needs an array or map field; `n` is a `i32`",
+        );
+        let free = parse_quote! {
+            struct Post {
+                #[embed(max = 3)]
+                extra: Document,
+            }
+        };
+        assert_one(
+            &messages(Derive::Document, &free, rule),
+            "`#[embed]` bounds an array or map; `extra` is a `bson::Document`, a free-form value",
+        );
+        let fine = parse_quote! {
+            struct Post {
+                #[embed(max = 3)]
+                tags: Vec<String>,
+                #[embed(unbounded = "free-form by design")]
+                extra: Document,
+            }
+        };
+        assert!(messages(Derive::Document, &fine, rule).is_empty());
+    }
+
+    #[test]
+    fn embed_max_is_stored_as_is() {
+        let rule = super::embed_max_is_stored_as_is;
+        let custom = parse_quote! {
+            struct Post {
+                #[embed(max = 3)]
+                #[serde(serialize_with = "joined")]
+                tags: Vec<String>,
+            }
+        };
+        assert_one(
+            &messages(Derive::Document, &custom, rule),
+            "`#[embed(max = N)]` on `tags`, which has `#[serde(with)]`/`serialize_with`",
+        );
+        let plain = parse_quote! {
+            struct Post {
+                #[embed(max = 3)]
+                #[serde(deserialize_with = "lenient")]
+                tags: Vec<String>,
+            }
+        };
+        assert!(messages(Derive::Document, &plain, rule).is_empty());
+    }
+
+    #[test]
+    fn max_fits_in_a_document() {
+        let rule = super::max_fits_in_a_document;
+        let huge = parse_quote! {
+            struct Post {
+                #[embed(max = 100000000)]
+                tags: Vec<String>,
+                #[many_to_many(one_sided, to = Tag, max = 100000000)]
+                tag_ids: Vec<ObjectId>,
+            }
+        };
+        let found = messages(Derive::Document, &huge, rule);
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(found[0].starts_with(
+            "`#[embed(max = 100000000)]` on `tags` can never be reached: 100,000,000 array items take at least"
+        ));
+        assert!(found[1]
+            .starts_with("`#[many_to_many(max = 100000000)]` on `tag_ids` can never be reached"));
+        let reachable = parse_quote! {
+            struct Post {
+                #[embed(max = 1000)]
+                tags: Vec<String>,
+            }
+        };
+        assert!(messages(Derive::Document, &reachable, rule).is_empty());
+    }
+}

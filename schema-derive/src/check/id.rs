@@ -134,3 +134,123 @@ pub(super) fn not_one_value(ty: &syn::Type) -> Option<NotOneValue> {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use syn::parse_quote;
+
+    use super::*;
+    use crate::check::testing::{assert_one, messages, run};
+
+    #[test]
+    fn a_document_has_an_id() {
+        let rule = super::document_has_an_id;
+        let without = parse_quote!(
+            struct Post {
+                a: i32,
+            }
+        );
+        assert_one(
+            &messages(Derive::Document, &without, rule),
+            "a document needs an `_id` field: add `#[serde(rename = \"_id\")] id: ...`",
+        );
+        assert!(messages(Derive::Embedded, &without, rule).is_empty());
+        let with = parse_quote! {
+            struct Post {
+                #[serde(rename = "_id")]
+                id: ObjectId,
+            }
+        };
+        assert!(messages(Derive::Document, &with, rule).is_empty());
+        // The `rename = "_id"` may be in the typo, which serde reports.
+        let typo = parse_quote! {
+            struct Post {
+                #[serde(renam = "_id")]
+                id: ObjectId,
+            }
+        };
+        assert!(messages(Derive::Document, &typo, rule).is_empty());
+    }
+
+    #[test]
+    fn the_id_is_one_value() {
+        let rule = super::id_is_one_value;
+        for (ty, why) in [
+            (
+                quote::quote!(Option<ObjectId>),
+                "is `Option<ObjectId>`: `None` would be stored as `_id: null`",
+            ),
+            (quote::quote!(()), "is `()`, which is stored as null"),
+            (
+                quote::quote!(Vec<String>),
+                "is `Vec<String>`, which is stored as an array: the server refuses an array `_id`",
+            ),
+            (
+                quote::quote!((String, String)),
+                "is `(String, String)`, which is stored as an array",
+            ),
+            (
+                quote::quote!(Bson),
+                "is `Bson`, a free-form value that may be null or an array",
+            ),
+        ] {
+            let input = parse_quote! {
+                struct Post {
+                    #[serde(rename = "_id")]
+                    id: #ty,
+                }
+            };
+            let (model, found) = run(Derive::Document, &input, rule);
+            assert_one(&found, &format!("`_id` (field `id`) {why}"));
+            assert!(model.all_fields()[0].is_flagged());
+        }
+        let one = parse_quote! {
+            struct Post {
+                #[serde(rename = "_id")]
+                id: ObjectId,
+            }
+        };
+        assert!(messages(Derive::Document, &one, rule).is_empty());
+    }
+
+    #[test]
+    fn ids_are_stored_as_their_type() {
+        let rule = super::ids_are_stored_as_their_type;
+        let input = parse_quote! {
+            #[document(collection = "posts")]
+            struct Post {
+                #[serde(rename = "_id", with = "hex")]
+                id: ObjectId,
+                #[reference(index, to = User)]
+                #[serde(serialize_with = "hex::serialize")]
+                author: ObjectId,
+                #[many_to_many(one_sided, to = Tag)]
+                #[serde(with = "hex")]
+                tags: Vec<ObjectId>,
+            }
+        };
+        let found = messages(Derive::Document, &input, rule);
+        assert_eq!(found.len(), 3, "{found:#?}");
+        assert!(found[0].starts_with(
+            "`id` is `_id` with `#[serde(with)]`/`serialize_with`: ids are looked up by `get`"
+        ));
+        assert!(found[1].starts_with("`author` is a `#[reference]` with"));
+        assert!(found[2].starts_with("`tags` is a `#[many_to_many]` id array with"));
+        let read_only = parse_quote! {
+            struct Post {
+                #[serde(rename = "_id", deserialize_with = "hex")]
+                id: ObjectId,
+            }
+        };
+        assert!(messages(Derive::Document, &read_only, rule).is_empty());
+    }
+
+    #[test]
+    fn not_one_value_reads_the_type_as_written() {
+        let one: syn::Type = parse_quote!(bson::oid::ObjectId);
+        assert!(not_one_value(&one).is_none());
+        let array: syn::Type = parse_quote!([u8; 12]);
+        assert!(matches!(not_one_value(&array), Some(NotOneValue::Array)));
+        let free: syn::Type = parse_quote!(bson::Bson);
+        assert!(matches!(not_one_value(&free), Some(NotOneValue::FreeForm)));
+    }
+}

@@ -124,3 +124,128 @@ pub(super) fn id_is_not_indexed_again(cx: &Ctxt, input: &Input) {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use syn::parse_quote;
+
+    use super::*;
+    use crate::check::testing::{assert_one, messages};
+
+    #[test]
+    fn indexes_are_on_documents() {
+        let rule = super::indexes_are_on_documents;
+        let embedded = parse_quote! {
+            #[document(index(keys(sku = asc)), index(keys(at = desc)))]
+            struct Line { sku: String, at: i64 }
+        };
+        assert_one(
+            &messages(Derive::Embedded, &embedded, rule),
+            "`index` belongs to a root document: a sub-document is stored inside its parent's collection",
+        );
+        assert!(messages(Derive::Document, &embedded, rule).is_empty());
+        let also_a_document = parse_quote! {
+            #[document(collection = "lines", index(keys(sku = asc)))]
+            struct Line { sku: String }
+        };
+        assert!(messages(Derive::Embedded, &also_a_document, rule).is_empty());
+    }
+
+    #[test]
+    fn index_keys_are_stored_fields() {
+        let rule = super::index_keys_are_fields;
+        let input = parse_quote! {
+            #[document(index(keys(titel = asc)), index(keys(cache = asc)), index(keys(title = asc, "title" = desc)), index(keys(title = asc), partial(statuss = "active")))]
+            struct Post {
+                title: String,
+                status: String,
+                #[serde(skip)]
+                cache: String,
+            }
+        };
+        let found = messages(Derive::Document, &input, rule);
+        assert_eq!(found.len(), 4, "{found:#?}");
+        assert!(found[0].starts_with("no field `titel` on `Post`"));
+        assert_eq!(
+            found[1],
+            "`cache` is not stored (serde skips it), so it cannot be indexed"
+        );
+        assert_eq!(found[2], "`title` appears twice in this index");
+        assert!(found[3].starts_with("no field `statuss` on `Post`"));
+        let fine = parse_quote! {
+            #[document(index(keys(title = asc, "meta.at" = desc), partial(status = "active")))]
+            struct Post { title: String, status: String }
+        };
+        assert!(messages(Derive::Document, &fine, rule).is_empty());
+    }
+
+    #[test]
+    fn a_ttl_index_has_one_key() {
+        let rule = super::ttl_index_has_one_key;
+        let compound = parse_quote! {
+            #[document(index(keys(at = asc, kind = asc), expire_after = 60))]
+            struct Event { at: DateTime, kind: String }
+        };
+        assert_one(
+            &messages(Derive::Document, &compound, rule),
+            "`expire_after` needs exactly one key: a TTL index cannot be compound (this one has 2)",
+        );
+        let one = parse_quote! {
+            #[document(index(keys(at = asc), expire_after = 60))]
+            struct Event { at: DateTime, kind: String }
+        };
+        assert!(messages(Derive::Document, &one, rule).is_empty());
+    }
+
+    #[test]
+    fn indexes_are_distinct() {
+        let rule = super::indexes_are_distinct;
+        let same_keys = parse_quote! {
+            #[document(index(keys(author_id = asc)))]
+            struct Post {
+                #[reference(index)]
+                author_id: ObjectId,
+            }
+        };
+        assert_one(
+            &messages(Derive::Document, &same_keys, rule),
+            "two indexes on the same keys {author_id: 1}: `index(...)` here and `#[reference(index)]` on `author_id` (its index is {author_id: 1, _id: 1}, `_id` last to order ties) before it",
+        );
+        let same_name = parse_quote! {
+            #[document(index(keys(a = asc), name = "by"), index(keys(b = asc), name = "by"))]
+            struct Post { a: i32, b: i32 }
+        };
+        assert_one(
+            &messages(Derive::Document, &same_name, rule),
+            "two indexes named `by`: `index(...)` here and `index(...)` before it; give one another `name`",
+        );
+        let distinct = parse_quote! {
+            #[document(index(keys(a = asc)), index(keys(a = desc)), index(keys(a = asc, b = asc)))]
+            struct Post { a: i32, b: i32 }
+        };
+        assert!(messages(Derive::Document, &distinct, rule).is_empty());
+    }
+
+    #[test]
+    fn the_id_is_not_indexed_again() {
+        let rule = super::id_is_not_indexed_again;
+        let input = parse_quote! {
+            #[document(index(keys(id = asc)))]
+            struct Post {
+                #[serde(rename = "_id")]
+                id: ObjectId,
+            }
+        };
+        assert_one(
+            &messages(Derive::Document, &input, rule),
+            "the server already indexes `_id` (unique); remove this index",
+        );
+        let partial = parse_quote! {
+            #[document(index(keys(id = asc), partial(id(exists = true))))]
+            struct Post {
+                #[serde(rename = "_id")]
+                id: ObjectId,
+            }
+        };
+        assert!(messages(Derive::Document, &partial, rule).is_empty());
+    }
+}

@@ -131,3 +131,150 @@ pub(super) fn reference_sort_is_a_field(cx: &Ctxt, input: &Input) {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use syn::parse_quote;
+
+    use super::*;
+    use crate::check::testing::{assert_one, messages};
+
+    #[test]
+    fn a_reference_holds_one_id() {
+        let rule = super::reference_holds_one_id;
+        let array = parse_quote! {
+            struct Post {
+                #[reference(index, to = User)]
+                author_ids: Vec<ObjectId>,
+            }
+        };
+        assert_one(
+            &messages(Derive::Document, &array, rule),
+            "`#[reference]` holds one id; for an array of ids use `#[many_to_many(...)]`",
+        );
+        let one = parse_quote! {
+            struct Post {
+                #[reference(index, to = User)]
+                author_id: Option<ObjectId>,
+            }
+        };
+        assert!(messages(Derive::Document, &one, rule).is_empty());
+    }
+
+    #[test]
+    fn many_to_many_is_on_an_array() {
+        let rule = super::many_to_many_is_on_an_array;
+        let scalar = parse_quote! {
+            struct Student {
+                #[many_to_many(one_sided, to = Course)]
+                course: String,
+            }
+        };
+        assert_one(
+            &messages(Derive::Document, &scalar, rule),
+            "`#[many_to_many]` needs an array of ids such as `Vec<ObjectId>`; `course` is a `String`",
+        );
+        let map = parse_quote! {
+            struct Student {
+                #[many_to_many(one_sided, to = Course)]
+                courses: HashMap<String, ObjectId>,
+            }
+        };
+        assert_one(
+            &messages(Derive::Document, &map, rule),
+            "`courses` is a map",
+        );
+        let array = parse_quote! {
+            struct Student {
+                #[many_to_many(one_sided, to = Course)]
+                course_ids: Vec<ObjectId>,
+            }
+        };
+        assert!(messages(Derive::Document, &array, rule).is_empty());
+    }
+
+    #[test]
+    fn many_to_many_is_never_null() {
+        let rule = super::many_to_many_is_never_null;
+        let optional = parse_quote! {
+            struct Student {
+                #[many_to_many(one_sided, to = Course)]
+                course_ids: Option<Vec<ObjectId>>,
+            }
+        };
+        assert_one(
+            &messages(Derive::Document, &optional, rule),
+            "`#[many_to_many]` id arrays are never null: write `course_ids` as `Vec<Id>`",
+        );
+        let array = parse_quote! {
+            struct Student {
+                #[many_to_many(one_sided, to = Course)]
+                course_ids: Vec<ObjectId>,
+            }
+        };
+        assert!(messages(Derive::Document, &array, rule).is_empty());
+    }
+
+    #[test]
+    fn links_are_on_documents() {
+        let rule = super::links_are_on_documents;
+        let input = parse_quote! {
+            struct Line {
+                #[reference(index)]
+                product_id: ObjectId,
+                #[many_to_many(one_sided, to = Tag)]
+                tag_ids: Vec<ObjectId>,
+            }
+        };
+        let found = messages(Derive::Embedded, &input, rule);
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(found[0].starts_with(
+            "`#[reference]` is only supported on `#[derive(Document)]` fields: its index lives on a collection, and a sub-document has none. Instead, keep `product_id` as a plain field (no attribute)"
+        ));
+        assert!(found[1]
+            .starts_with("`#[many_to_many]` is only supported on `#[derive(Document)]` fields"));
+        assert!(found[1].contains("keep `tag_ids` as a bounded id array"));
+        assert!(messages(Derive::Document, &input, rule).is_empty());
+        let also_a_document = parse_quote! {
+            #[document(collection = "lines")]
+            struct Line {
+                #[reference(index)]
+                product_id: ObjectId,
+            }
+        };
+        assert!(messages(Derive::Embedded, &also_a_document, rule).is_empty());
+    }
+
+    #[test]
+    fn a_reference_sort_names_another_field() {
+        let rule = super::reference_sort_is_a_field;
+        let missing = parse_quote! {
+            struct Comment {
+                #[reference(index, sort(at = desc))]
+                post_id: ObjectId,
+                posted: DateTime,
+            }
+        };
+        assert_one(
+            &messages(Derive::Document, &missing, rule),
+            "no field `at` on `Comment`",
+        );
+        let itself = parse_quote! {
+            struct Comment {
+                #[reference(index, sort(post_id = desc))]
+                post_id: ObjectId,
+            }
+        };
+        assert_one(
+            &messages(Derive::Document, &itself, rule),
+            "`sort` must name another field: the reference is already the first key",
+        );
+        let other = parse_quote! {
+            struct Comment {
+                #[reference(index, sort(at = desc))]
+                post_id: ObjectId,
+                at: DateTime,
+            }
+        };
+        assert!(messages(Derive::Document, &other, rule).is_empty());
+    }
+}

@@ -21,6 +21,8 @@ mod shape;
 mod shard;
 mod stamps;
 mod storage;
+#[cfg(test)]
+mod testing;
 mod timeseries;
 mod versions;
 

@@ -99,3 +99,91 @@ fn not_a_plain_key(key: &str) -> Option<&'static str> {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use syn::parse_quote;
+
+    use super::*;
+    use crate::ast::Derive;
+    use crate::check::testing::{assert_one, messages};
+
+    #[test]
+    fn stored_names_are_distinct() {
+        let rule = super::stored_names_are_distinct;
+        let twice = parse_quote! {
+            struct Post {
+                title: String,
+                #[serde(rename = "title")]
+                heading: String,
+                #[serde(rename = "heading")]
+                #[serde(skip)]
+                skipped: String,
+            }
+        };
+        assert_one(
+            &messages(Derive::Document, &twice, rule),
+            "`title` and `heading` are both stored as `title`",
+        );
+        let distinct = parse_quote! {
+            #[serde(rename_all = "camelCase")]
+            struct Post {
+                author_id: ObjectId,
+                #[serde(rename = "author")]
+                author_name: String,
+            }
+        };
+        assert!(messages(Derive::Document, &distinct, rule).is_empty());
+    }
+
+    #[test]
+    fn stored_names_are_plain_keys() {
+        let rule = super::stored_names_are_plain_keys;
+        let field = parse_quote! {
+            struct Post {
+                #[serde(rename = "meta.title")]
+                title: String,
+            }
+        };
+        assert_one(
+            &messages(Derive::Document, &field, rule),
+            "field `title` is stored as the key \"meta.title\": the server reads a `.` in a field path",
+        );
+        let tag = parse_quote! {
+            #[serde(tag = "$kind")]
+            enum Shape { Circle { r: f64 } }
+        };
+        assert_one(
+            &messages(Derive::Embedded, &tag, rule),
+            "`#[serde(tag = \"$kind\")]` is stored as a key: the server reads a key starting with `$` as an operator",
+        );
+        let variant = parse_quote! {
+            enum Shape {
+                #[serde(rename = "")]
+                Circle(f64),
+                #[serde(rename = "a.b")]
+                Unit,
+            }
+        };
+        assert_one(
+            &messages(Derive::Embedded, &variant, rule),
+            "variant `Circle` is stored as the key \"\": an empty key cannot be named",
+        );
+        let plain = parse_quote! {
+            #[serde(tag = "kind", content = "data")]
+            enum Shape {
+                #[serde(rename = "circle")]
+                Circle { r: f64 },
+            }
+        };
+        assert!(messages(Derive::Embedded, &plain, rule).is_empty());
+    }
+
+    #[test]
+    fn a_plain_key_has_no_dot_dollar_or_nul() {
+        assert!(not_a_plain_key("authorId").is_none());
+        assert!(not_a_plain_key("a$b").is_none());
+        for key in ["", "a.b", "$set", "a\0b"] {
+            assert!(not_a_plain_key(key).is_some(), "{key:?}");
+        }
+    }
+}

@@ -152,3 +152,229 @@ pub(super) fn open_has_an_object(cx: &Ctxt, input: &Input) {
     );
 }
 
+#[cfg(test)]
+mod tests {
+    use syn::parse_quote;
+
+    use super::*;
+    use crate::check::testing::{assert_one, messages, run};
+
+    #[test]
+    fn a_document_is_a_struct_with_named_fields() {
+        let rule = document_is_a_struct_with_named_fields;
+        for (input, what) in [
+            (
+                parse_quote!(
+                    enum Post {
+                        A,
+                        B,
+                    }
+                ),
+                "not an enum",
+            ),
+            (
+                parse_quote!(
+                    struct Post(i32);
+                ),
+                "not a tuple struct",
+            ),
+            (
+                parse_quote!(
+                    struct Post;
+                ),
+                "not a unit struct",
+            ),
+        ] {
+            let found = messages(Derive::Document, &input, rule);
+            assert_one(
+                &found,
+                "`#[derive(Document)]` needs a struct with named fields",
+            );
+            assert_one(&found, what);
+        }
+        let union = parse_quote!(union Post { a: u32 });
+        assert_one(
+            &messages(Derive::Embedded, &union, rule),
+            "`#[derive(Embedded)]` does not support unions",
+        );
+        let named = parse_quote!(
+            struct Post {
+                a: i32,
+            }
+        );
+        assert!(messages(Derive::Document, &named, rule).is_empty());
+        let embedded_enum = parse_quote!(
+            enum Kind {
+                A,
+                B,
+            }
+        );
+        assert!(messages(Derive::Embedded, &embedded_enum, rule).is_empty());
+    }
+
+    #[test]
+    fn a_document_names_its_collection() {
+        let rule = document_has_a_collection;
+        let without = parse_quote!(
+            struct Post {
+                a: i32,
+            }
+        );
+        assert_one(
+            &messages(Derive::Document, &without, rule),
+            "`#[derive(Document)]` needs `#[document(collection = \"...\")]`",
+        );
+        assert!(messages(Derive::Embedded, &without, rule).is_empty());
+        let with = parse_quote! {
+            #[document(collection = "posts")]
+            struct Post { a: i32 }
+        };
+        assert!(messages(Derive::Document, &with, rule).is_empty());
+    }
+
+    #[test]
+    fn a_document_is_not_generic() {
+        let rule = document_is_not_generic;
+        let generic = parse_quote!(
+            struct Post<T> {
+                a: T,
+            }
+        );
+        assert_one(
+            &messages(Derive::Document, &generic, rule),
+            "`#[derive(Document)]` does not support generic parameters: a collection stores one concrete type",
+        );
+        assert!(messages(Derive::Embedded, &generic, rule).is_empty());
+    }
+
+    #[test]
+    fn flatten_is_refused_and_the_field_flagged() {
+        let input = parse_quote! {
+            struct Post {
+                a: i32,
+                #[serde(flatten)]
+                extra: Extra,
+            }
+        };
+        let (model, found) = run(Derive::Embedded, &input, flatten_is_not_supported);
+        assert_one(
+            &found,
+            "`#[serde(flatten)]` is not supported by `#[derive(Embedded)]`: list the fields here",
+        );
+        let flagged: Vec<_> = model.all_fields().iter().map(|f| f.is_flagged()).collect();
+        assert_eq!(flagged, [false, true]);
+        let plain = parse_quote!(
+            struct Post {
+                a: i32,
+                extra: Extra,
+            }
+        );
+        assert!(messages(Derive::Embedded, &plain, flatten_is_not_supported).is_empty());
+    }
+
+    #[test]
+    fn a_document_is_not_transparent() {
+        let rule = document_is_not_transparent;
+        let transparent = parse_quote! {
+            #[serde(transparent)]
+            struct Post { a: i32 }
+        };
+        assert_one(
+            &messages(Derive::Document, &transparent, rule),
+            "`#[serde(transparent)]` is not supported by `#[derive(Document)]`",
+        );
+        assert!(messages(Derive::Embedded, &transparent, rule).is_empty());
+    }
+
+    #[test]
+    fn serde_into_is_refused() {
+        let rule = stored_form_is_the_type;
+        let into = parse_quote! {
+            #[serde(into = "Other")]
+            struct Post { a: i32 }
+        };
+        let found = messages(Derive::Document, &into, rule);
+        assert_one(
+            &found,
+            "`#[serde(into = ...)]` is not supported by `#[derive(Document)]`: serde stores the other type, not the fields of `Post`",
+        );
+        assert_one(&found, "remove `into`");
+        assert_one(
+            &messages(Derive::Embedded, &into, rule),
+            "give the field that holds it the other type itself",
+        );
+        let plain = parse_quote!(
+            struct Post {
+                a: i32,
+            }
+        );
+        assert!(messages(Derive::Document, &plain, rule).is_empty());
+    }
+
+    #[test]
+    fn open_is_on_a_type_stored_as_an_object() {
+        let rule = open_has_an_object;
+        for (input, stored_as) in [
+            (
+                parse_quote!(
+                    #[document(open)]
+                    struct Pair(i32, i32);
+                ),
+                "a tuple struct is stored as an array",
+            ),
+            (
+                parse_quote!(
+                    #[document(open)]
+                    struct Id(i32);
+                ),
+                "a newtype is stored as its field",
+            ),
+            (
+                parse_quote!(
+                    #[document(open)]
+                    struct Nothing;
+                ),
+                "a unit struct is stored as null",
+            ),
+            (
+                parse_quote!(
+                    #[document(open)]
+                    enum Kind {
+                        A,
+                        B,
+                    }
+                ),
+                "its variants are stored as names or as their content, never as an object",
+            ),
+        ] {
+            let found = messages(Derive::Embedded, &input, rule);
+            assert_one(&found, "`open` does nothing on `");
+            assert_one(&found, stored_as);
+        }
+        for input in [
+            parse_quote!(
+                #[document(open)]
+                struct Post {
+                    a: i32,
+                }
+            ),
+            parse_quote!(
+                #[document(open)]
+                #[serde(tag = "t")]
+                enum Kind {
+                    A,
+                    B,
+                }
+            ),
+            parse_quote!(
+                #[document(open)]
+                enum Kind {
+                    A { a: i32 },
+                    B,
+                }
+            ),
+        ] {
+            assert!(messages(Derive::Embedded, &input, rule).is_empty());
+        }
+    }
+}

@@ -87,3 +87,80 @@ pub(super) fn stamp_fields_are_declared(cx: &Ctxt, input: &Input) {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use syn::parse_quote;
+
+    use super::*;
+    use crate::check::testing::{assert_one, messages};
+
+    #[test]
+    fn stamps_are_on_documents() {
+        let rule = super::stamps_are_on_documents;
+        let input = parse_quote! {
+            #[document(version, timestamps)]
+            struct Line { version: i64 }
+        };
+        let found = messages(Derive::Embedded, &input, rule);
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(
+            found[0].starts_with("`version` belongs to a root document (`#[derive(Document)]`)")
+        );
+        assert!(
+            found[1].starts_with("`timestamps` belongs to a root document (`#[derive(Document)]`)")
+        );
+        assert!(messages(Derive::Document, &input, rule).is_empty());
+    }
+
+    #[test]
+    fn stamp_fields_are_declared_and_stored() {
+        let rule = super::stamp_fields_are_declared;
+        let missing = parse_quote! {
+            #[document(version = "rev", timestamps)]
+            struct Post { created_at: DateTime }
+        };
+        let found = messages(Derive::Document, &missing, rule);
+        assert_eq!(found.len(), 2, "{found:#?}");
+        assert!(found[0].starts_with(
+            "`#[document(version)]` keeps the version in the field `rev`, which `Post` does not declare"
+        ));
+        assert!(found[1].starts_with(
+            "`#[document(timestamps)]` keeps the times in `created_at` and `updated_at`, and `Post` does not declare `updated_at`"
+        ));
+        let skipped = parse_quote! {
+            #[document(version)]
+            struct Post {
+                #[serde(skip)]
+                version: i64,
+            }
+        };
+        assert_one(
+            &messages(Derive::Document, &skipped, rule),
+            "the field `version` is skipped by serde, so it cannot keep `version`: remove the `skip`",
+        );
+        let id = parse_quote! {
+            #[document(version = "id")]
+            struct Post {
+                #[serde(rename = "_id")]
+                id: i64,
+            }
+        };
+        assert_one(
+            &messages(Derive::Document, &id, rule),
+            "the field `id` is the `_id`; name another field",
+        );
+        let both = parse_quote! {
+            #[document(version = "created_at", timestamps)]
+            struct Post { created_at: DateTime, updated_at: DateTime }
+        };
+        assert_one(
+            &messages(Derive::Document, &both, rule),
+            "the field `created_at` cannot keep both the version and a timestamp",
+        );
+        let declared = parse_quote! {
+            #[document(version, timestamps)]
+            struct Post { version: i64, created_at: DateTime, updated_at: DateTime }
+        };
+        assert!(messages(Derive::Document, &declared, rule).is_empty());
+    }
+}

@@ -62,3 +62,68 @@ pub(super) fn attributes_are_on_stored_fields(cx: &Ctxt, input: &Input) {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use syn::parse_quote;
+
+    use crate::ast::Derive;
+    use crate::check::testing::{assert_one, messages};
+
+    #[test]
+    fn a_field_is_stored_one_way() {
+        let rule = super::field_is_stored_one_way;
+        let conflict = parse_quote! {
+            struct Post {
+                #[embed(max = 3)]
+                #[reference(index)]
+                ids: Vec<ObjectId>,
+            }
+        };
+        assert_one(
+            &messages(Derive::Document, &conflict, rule),
+            "`#[reference]` conflicts with `#[embed]` on `ids`: a field is stored one way",
+        );
+        let duplicate = parse_quote! {
+            struct Post {
+                #[embed(max = 3)]
+                #[embed(max = 4)]
+                tags: Vec<String>,
+            }
+        };
+        assert_one(
+            &messages(Derive::Document, &duplicate, rule),
+            "duplicate `#[embed]` attribute on `tags`: merge them into one",
+        );
+        let one = parse_quote! {
+            struct Post {
+                #[embed(max = 3)]
+                tags: Vec<String>,
+            }
+        };
+        assert!(messages(Derive::Document, &one, rule).is_empty());
+    }
+
+    #[test]
+    fn attributes_are_on_stored_fields() {
+        let rule = super::attributes_are_on_stored_fields;
+        let skipped = parse_quote! {
+            struct Post {
+                #[serde(skip)]
+                #[embed(max = 3)]
+                tags: Vec<String>,
+            }
+        };
+        assert_one(
+            &messages(Derive::Document, &skipped, rule),
+            "`#[embed]` on `tags`, which serde skips: it is never stored; remove one of them",
+        );
+        let stored = parse_quote! {
+            struct Post {
+                #[serde(skip_serializing_if = "Vec::is_empty")]
+                #[embed(max = 3)]
+                tags: Vec<String>,
+            }
+        };
+        assert!(messages(Derive::Document, &stored, rule).is_empty());
+    }
+}
