@@ -7,7 +7,7 @@ use quote::quote;
 
 use super::bounded::{self, bounded_generics};
 use super::scope::private;
-use super::{copy, fields, validator};
+use super::{copy, nested, validator};
 use crate::ast::{Data, Input};
 
 pub fn expand(input: &Input) -> TokenStream {
@@ -19,7 +19,7 @@ pub fn expand(input: &Input) -> TokenStream {
     let checks = bounded::expand(input);
     let copy_checks = copy::checks(input);
     let bounded_impls = bounded::impls(input);
-    let nested = fields::nested(input);
+    let nested = nested::expand(input);
     quote! {
         #nested
 

@@ -16,6 +16,7 @@ mod fallback;
 mod fields;
 mod ids;
 mod indexes;
+mod nested;
 mod relations;
 mod scope;
 mod shard;
