@@ -1,5 +1,6 @@
-//! [`Find`], [`FindOne`] and [`Count`]: the queries of a [`Repo`], as
-//! builders awaited directly (as the driver's own actions are).
+//! [`Find`]: the query of a [`Repo`], as a builder awaited directly (as the
+//! driver's own actions are); [`FindOne`](super::FindOne) and
+//! [`Count`](super::Count) beside it.
 
 use futures_util::future::BoxFuture;
 use std::future::IntoFuture;
@@ -15,8 +16,7 @@ use crate::model::index::collation::IndexCollation;
 use crate::model::Document;
 use crate::query::explain::{explain_find, FindShape, PlanSummary};
 use crate::query::guard::{self, Served};
-use crate::query::keyset::{may_be_null, Cursor, Keyset, Page};
-use crate::query::lookup::{child_of, Lookup, PageStep};
+use crate::query::keyset::{may_be_null, Cursor, Keyset};
 use crate::query::projection::{self, Projection};
 use crate::query::served;
 use crate::query::sort::Sort;
@@ -82,81 +82,24 @@ impl<M: Document> Repo<M> {
             _view: PhantomData,
         }
     }
-
-    /// The first document matching `filter` (with [`FindOne::sort`], the
-    /// first in that order), guarded as [`find`](Self::find) is.
-    ///
-    /// ```no_run
-    /// # use schema_core::prelude::*;
-    /// # use serde::{Deserialize, Serialize};
-    /// # #[derive(Document, Serialize, Deserialize)]
-    /// # #[document(collection = "users", index(keys(email = asc), unique))]
-    /// # struct User {
-    /// #     #[serde(rename = "_id")]
-    /// #     id: String,
-    /// #     email: String,
-    /// # }
-    /// # async fn demo(db: mongodb::Database) -> schema_core::Result<()> {
-    /// let users = Repo::<User>::new(&db);
-    /// let ada = users.find_one(User::FIELDS.email.eq("ada@example.com")).await?;
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn find_one(&self, filter: impl Into<Filter<M>>) -> FindOne<'_, M> {
-        FindOne {
-            find: self.find(filter).limit(1),
-        }
-    }
-
-    /// How many documents match `filter`: one `aggregate`
-    /// (`countDocuments`), guarded as [`find`](Self::find) is.
-    ///
-    /// ```no_run
-    /// # use schema_core::prelude::*;
-    /// # use serde::{Deserialize, Serialize};
-    /// # #[derive(Document, Serialize, Deserialize)]
-    /// # #[serde(rename_all = "camelCase")]
-    /// # #[document(collection = "posts")]
-    /// # struct Post {
-    /// #     #[serde(rename = "_id")]
-    /// #     id: String,
-    /// #     #[reference(index)]
-    /// #     author_id: String,
-    /// # }
-    /// # async fn demo(db: mongodb::Database) -> schema_core::Result<()> {
-    /// let posts = Repo::<Post>::new(&db);
-    /// let by_ada = posts.count(Post::FIELDS.author_id.eq("ada")).await?;
-    /// let all = posts.count(bson::doc! {}).scan().await?; // reads every document
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn count(&self, filter: impl Into<Filter<M>>) -> Count<'_, M> {
-        Count {
-            repo: self,
-            filter: filter.into().into_document(),
-            scan: false,
-            collation: None,
-            session: None,
-        }
-    }
 }
 
 /// A `find` on `M` yielding `P` (see [`Repo::find`]).
 #[must_use = "a query does nothing until it is awaited"]
 pub struct Find<'a, M: Document, P = M> {
-    repo: &'a Repo<M>,
-    filter: Result<BsonDocument>,
-    sort: Option<BsonDocument>,
-    limit: Option<u64>,
-    batch_size: Option<u32>,
-    scan: bool,
-    session: Option<&'a mut ClientSession>,
-    after: Option<Cursor>,
+    pub(super) repo: &'a Repo<M>,
+    pub(super) filter: Result<BsonDocument>,
+    pub(super) sort: Option<BsonDocument>,
+    pub(super) limit: Option<u64>,
+    pub(super) batch_size: Option<u32>,
+    pub(super) scan: bool,
+    pub(super) session: Option<&'a mut ClientSession>,
+    pub(super) after: Option<Cursor>,
     /// The indexes the guard found serving the query, once it ran.
-    served: Option<Served>,
+    pub(super) served: Option<Served>,
     /// The collation the query is sent with (see [`collation`](Self::collation)).
-    collation: Option<IndexCollation>,
-    _view: PhantomData<fn() -> P>,
+    pub(super) collation: Option<IndexCollation>,
+    pub(super) _view: PhantomData<fn() -> P>,
 }
 
 /// How many documents a query's batches hold when it sets no
@@ -221,65 +164,6 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         self
     }
 
-    /// Continues after the page that returned `cursor` (keyset paging, never
-    /// an offset): the documents that come after the cursor's in the
-    /// query's order, which ends with `_id` to break ties (in the last sort
-    /// key's direction, unless the sort names `_id` itself). The index guard
-    /// then checks the query with that `_id`: the index must end with it
-    /// (as a reference's index does). See [`keyset`](super::keyset).
-    pub fn after(mut self, cursor: Cursor) -> Self {
-        self.after = Some(cursor);
-        self
-    }
-
-    /// One page of at most `size` documents in the query's order (its sort,
-    /// then `_id`), and the [`Cursor`] the next page continues
-    /// [`after`](Self::after): the same cursor semantics as a reference's
-    /// [`children`](crate::relation::Children::page) (usually one `find`,
-    /// limited to `size`; see [`keyset`](super::keyset)). There is
-    /// no offset-based paging.
-    ///
-    /// ```no_run
-    /// # use schema_core::prelude::*;
-    /// # use serde::{Deserialize, Serialize};
-    /// # #[derive(Document, Serialize, Deserialize)]
-    /// # #[document(collection = "posts", index(keys(status = asc, score = desc, id = desc)))]
-    /// # struct Post {
-    /// #     #[serde(rename = "_id")]
-    /// #     id: String,
-    /// #     status: String,
-    /// #     score: i64,
-    /// # }
-    /// # async fn demo(db: mongodb::Database) -> schema_core::Result<()> {
-    /// let posts = Repo::<Post>::new(&db);
-    /// let live = || posts.find(Post::FIELDS.status.eq("live")).sort(Post::FIELDS.score.desc());
-    /// let mut page = live().page(20).await?;
-    /// while let Some(next) = page.next.take() {
-    ///     page = live().after(next).page(20).await?;
-    /// }
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn page(self, size: u32) -> Action<'a, Page<P>, Self> {
-        let mut find = self;
-        let session = find.session.take();
-        let action = Action::new(M::COLLECTION, "page", find, move |s, find: Self| {
-            find.page_opt(s, size.max(1))
-        });
-        with_session(action, session)
-    }
-
-    async fn page_opt(self, session: Option<&'a mut ClientSession>, size: u32) -> Result<Page<P>> {
-        let mut items = Vec::new();
-        let next = self
-            .page_each(session, size, None, |raw| {
-                items.push(decode::<M, P>(raw)?);
-                Ok(())
-            })
-            .await?;
-        Ok(Page { items, next })
-    }
-
     /// The caller's session, taken out (to run the query in an action that
     /// holds it).
     pub(crate) fn take_session(&mut self) -> Option<&'a mut ClientSession> {
@@ -289,102 +173,6 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     /// The database the query is sent to.
     pub(crate) fn database(&self) -> &mongodb::Database {
         self.repo.database()
-    }
-
-    /// The first step of a page of `size` (its first `find`), once the
-    /// index guard let it through and the server listed its indexes.
-    pub(crate) async fn first_step(mut self, size: u32) -> Result<PageStep> {
-        let (keyset, mut filters) = self.page_filters().await?;
-        Ok(PageStep {
-            // A page has at least one find.
-            filter: filters.swap_remove(0),
-            sort: keyset.sort(),
-            limit: size,
-            hint: None,
-        })
-    }
-
-    /// The keyset order of a page and the filters of its finds, in page
-    /// order (see [`keyset`](super::keyset)), once the index guard
-    /// let the query through and the server listed its indexes.
-    async fn page_filters(&mut self) -> Result<(Keyset, Vec<BsonDocument>)> {
-        let keyset = Keyset::of_sort(self.sort.as_ref());
-        self.sort = Some(keyset.sort());
-        let base = self.checked_filter()?;
-        self.require_served().await?;
-        let filters = keyset.filters(base, self.after.as_ref(), may_be_null::<M>);
-        Ok((keyset, filters))
-    }
-
-    /// Reads one page, handing each document to `each` as it comes (where
-    /// it lies in its batch), and returns the cursor after it: each step of
-    /// the keyset a `find`, or, with `lookup`, an `aggregate` that joins
-    /// each document with its parent (see [`lookup`]).
-    pub(crate) async fn page_each(
-        mut self,
-        mut session: Option<&'a mut ClientSession>,
-        size: u32,
-        lookup: Option<&Lookup>,
-        mut each: impl FnMut(&RawDocument) -> Result<()>,
-    ) -> Result<Option<Cursor>> {
-        let (keyset, filters) = self.page_filters().await?;
-        let projection = projection::sent::<M, P>().map(|mut projection| {
-            for path in keyset.paths() {
-                projection.insert(path, 1);
-            }
-            projection
-        });
-        let raw = self.repo.raw_docs();
-        let driver = |e| {
-            self.repo
-                .index_error(e, "page through", self.served.as_ref())
-        };
-        let mut tail = keyset.tail(size);
-        for filter in filters {
-            let short = tail.short();
-            if short == 0 {
-                break;
-            }
-            let short = u32::try_from(short).unwrap_or(size);
-            match lookup {
-                Some(lookup) => {
-                    let step = PageStep {
-                        filter,
-                        sort: keyset.sort(),
-                        limit: short,
-                        hint: None,
-                    };
-                    let joined = lookup
-                        .run(&raw, session.as_deref_mut(), step)
-                        .await
-                        .map_err(driver)?;
-                    for doc in &joined {
-                        tail.note(child_of(doc)?);
-                        each(doc)?;
-                    }
-                }
-                None => {
-                    let mut find = raw
-                        .find(filter)
-                        .sort(keyset.sort())
-                        .limit(i64::from(short))
-                        .batch_size(short);
-                    if let Some(projection) = &projection {
-                        find = find.projection(projection.clone());
-                    }
-                    if let Some(collation) = &self.collation {
-                        find = find.collation(collation.to_driver());
-                    }
-                    let note = |doc: &RawDocument| {
-                        tail.note(doc);
-                        each(doc)
-                    };
-                    crate::exec::cursor::each_raw(find, session.as_deref_mut(), note, driver)
-                        .await?;
-                }
-            }
-        }
-        Ok(tail.cursor(self.after.as_ref()))
     }
 
     /// Yields a partial view of each document: sends
@@ -446,7 +234,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     /// With [`after`](Self::after), the sort is the keyset order and the
     /// filter the documents after the cursor; [`page`](Self::page) adds the
     /// cursor's conditions itself.
-    fn checked_filter(&mut self) -> Result<BsonDocument> {
+    pub(super) fn checked_filter(&mut self) -> Result<BsonDocument> {
         let filter = std::mem::replace(&mut self.filter, Ok(BsonDocument::new()))?;
         if !self.scan {
             self.served = Some(guard::plan_with::<M>(
@@ -461,7 +249,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
 
     /// Before a query the guard checked: the server has the indexes it
     /// rides (see [`served`](super::served)).
-    async fn require_served(&self) -> Result<()> {
+    pub(super) async fn require_served(&self) -> Result<()> {
         match &self.served {
             Some(served) => self.repo.require_indexes(&served.indexes).await,
             None => Ok(()),
@@ -486,7 +274,10 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
 
     /// The first document of the query, sent as the driver's own
     /// `find_one` (one batch of one document) after the same index guard.
-    async fn first(mut self, session: Option<&'a mut ClientSession>) -> Result<Option<P>> {
+    pub(super) async fn first(
+        mut self,
+        session: Option<&'a mut ClientSession>,
+    ) -> Result<Option<P>> {
         let filter = self.stream_query()?;
         self.require_served().await?;
         let raw = self.repo.raw_docs();
@@ -553,128 +344,10 @@ impl<'a, M: Document, P: Projection<M>> IntoFuture for Find<'a, M, P> {
     }
 }
 
-/// A `find` of one document (see [`Repo::find_one`]).
-#[must_use = "a query does nothing until it is awaited"]
-pub struct FindOne<'a, M: Document, P = M> {
-    find: Find<'a, M, P>,
-}
-
-impl<'a, M: Document, P: Projection<M>> FindOne<'a, M, P> {
-    /// The first document in this order (see [`Find::sort`]).
-    pub fn sort(self, sort: impl Into<Sort<M>>) -> Self {
-        FindOne {
-            find: self.find.sort(sort),
-        }
-    }
-
-    /// Allows a collection scan on purpose (see [`Find::scan`]).
-    pub fn scan(self) -> Self {
-        FindOne {
-            find: self.find.scan(),
-        }
-    }
-
-    /// Sends the query with `collation` (see [`Find::collation`]).
-    pub fn collation(self, collation: IndexCollation) -> Self {
-        FindOne {
-            find: self.find.collation(collation),
-        }
-    }
-
-    /// Runs in the caller's session (see [`Find::session`]).
-    pub fn session(self, session: &'a mut ClientSession) -> Self {
-        FindOne {
-            find: self.find.session(session),
-        }
-    }
-
-    /// Yields a partial view (see [`Find::projection`]).
-    pub fn projection<V: Projection<M>>(self) -> FindOne<'a, M, V> {
-        FindOne {
-            find: self.find.projection(),
-        }
-    }
-}
-
-impl<'a, M: Document, P: Projection<M>> IntoFuture for FindOne<'a, M, P> {
-    type Output = Result<Option<P>>;
-    type IntoFuture = BoxFuture<'a, Self::Output>;
-
-    fn into_future(mut self) -> Self::IntoFuture {
-        let session = self.find.session.take();
-        let action = Action::new(
-            M::COLLECTION,
-            "find_one",
-            self.find,
-            |s, find: Find<'a, M, P>| find.first(s),
-        );
-        with_session(action, session).into_future()
-    }
-}
-
-/// A count of the documents matching a filter (see [`Repo::count`]).
-#[must_use = "a query does nothing until it is awaited"]
-pub struct Count<'a, M: Document> {
-    repo: &'a Repo<M>,
-    filter: Result<BsonDocument>,
-    scan: bool,
-    collation: Option<IndexCollation>,
-    session: Option<&'a mut ClientSession>,
-}
-
-impl<'a, M: Document> Count<'a, M> {
-    /// Allows a collection scan on purpose (see [`Find::scan`]).
-    pub fn scan(mut self) -> Self {
-        self.scan = true;
-        self
-    }
-
-    /// Counts with `collation`: `ann@EXAMPLE.org` counts as
-    /// `Ann@example.org` at strength 2, and only an index with the same
-    /// collation serves the count (see [`Find::collation`]).
-    pub fn collation(mut self, collation: IndexCollation) -> Self {
-        self.collation = Some(collation);
-        self
-    }
-
-    /// Runs in the caller's session (see [`Find::session`]).
-    pub fn session(mut self, session: &'a mut ClientSession) -> Self {
-        self.session = Some(session);
-        self
-    }
-}
-
-impl<'a, M: Document> IntoFuture for Count<'a, M> {
-    type Output = Result<u64>;
-    type IntoFuture = BoxFuture<'a, Self::Output>;
-
-    fn into_future(mut self) -> Self::IntoFuture {
-        let session = self.session.take();
-        let action = Action::new(M::COLLECTION, "count", self, |s, count: Self| async move {
-            let filter = count.filter?;
-            let served = match count.scan {
-                true => None,
-                false => Some(guard::plan_with::<M>(
-                    &filter,
-                    None,
-                    count.collation.as_ref(),
-                )?),
-            };
-            if let Some(served) = &served {
-                count.repo.require_indexes(&served.indexes).await?;
-            }
-            let error = |e| count.repo.index_error(e, "count in", served.as_ref());
-            let collation = count.collation.as_ref().map(IndexCollation::to_driver);
-            count.repo.count_opt(s, filter, collation, error).await
-        });
-        with_session(action, session).into_future()
-    }
-}
-
 /// A stored document of `M` read as the view `P`, upgraded first when it is
 /// at an earlier version ([`Error::Decode`] naming the document and the
 /// field otherwise).
-fn decode<M: Document, P: Projection<M>>(raw: &RawDocument) -> Result<P> {
+pub(super) fn decode<M: Document, P: Projection<M>>(raw: &RawDocument) -> Result<P> {
     P::read(raw)
 }
 

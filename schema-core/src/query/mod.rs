@@ -98,18 +98,23 @@
 //! returned before anything is sent; [`check`] runs the guard on a query of
 //! your own.
 
+mod count;
 pub mod explain;
 mod find;
+mod find_one;
 pub(crate) mod guard;
 pub mod keyset;
 pub(crate) mod lookup;
+mod paging;
 mod projection;
 pub(crate) mod served;
 mod sort;
 mod stream;
 
+pub use count::Count;
 pub(crate) use find::with_session;
-pub use find::{Count, Find, FindOne, DEFAULT_BATCH_SIZE};
+pub use find::{Find, DEFAULT_BATCH_SIZE};
+pub use find_one::FindOne;
 pub use guard::check;
 pub use guard::targeting::{targeting, Targeting};
 pub use keyset::{Cursor, Page};

@@ -6,10 +6,8 @@
 //! one is refused.
 
 use super::branch::{Branch, Kind};
-use super::{Index, Model};
 use crate::error::{Error, QueryFields};
-use crate::model::index::collation::IndexCollation;
-use crate::model::index::{Direction, IndexKind};
+use crate::model::index::Direction;
 use crate::model::Document;
 
 /// A branch's search.
@@ -34,18 +32,6 @@ impl<'b> Search<'b> {
             .map(|f| Search::Geo(f.path.as_ref()))
     }
 
-    /// Whether `index` is of the kind (and, for a geo search, on the field)
-    /// the search needs.
-    fn fits(self, index: &Index) -> bool {
-        match self {
-            Search::Text => index.kind == IndexKind::Text,
-            Search::Geo(path) => {
-                index.kind == IndexKind::Sphere2d
-                    && index.keys.first().is_some_and(|(k, _)| k == path)
-            }
-        }
-    }
-
     /// Why a sort beside the search is refused.
     fn sort_reason(self) -> String {
         match self {
@@ -56,26 +42,6 @@ impl<'b> Search<'b> {
                 format!("a sort beside the geo condition on `{path}` (`$near` orders by distance)")
             }
         }
-    }
-}
-
-impl Model {
-    /// The index that serves `branch`'s search (with no sort, nothing that
-    /// blocks an index, and every other condition of the branch one the
-    /// index's partial filter allows), if one does.
-    pub(super) fn search_serving(
-        &'static self,
-        search: Search<'_>,
-        branch: &Branch,
-        sort: &[(String, Direction)],
-        collation: Option<&IndexCollation>,
-    ) -> Option<&'static Index> {
-        if !sort.is_empty() || !branch.blockers.is_empty() {
-            return None;
-        }
-        self.indexes.iter().find(|index| {
-            search.fits(index) && index.collates(collation) && index.holds_all_of(branch)
-        })
     }
 }
 
