@@ -37,7 +37,8 @@ use mongodb::ClientSession;
 use tokio::sync::oneshot;
 
 use super::queue::{HandOver, Turn, Waiter};
-use super::{Links, Side};
+use super::side::Side;
+use super::Links;
 use crate::error::{id_text, Error, Result};
 use crate::model::codec::value_key;
 use crate::model::Document;
