@@ -2,7 +2,8 @@
 //! started once per test binary on a free port with a temporary directory and
 //! stopped when the binary exits), a fresh database per test, and a client
 //! that counts the commands it sends: a thin layer over `schema-testkit`,
-//! kept so that every test file can `mod support;`.
+//! a module of each test binary (`tests/it`, `tests/reliability`,
+//! `tests/tracing_spans.rs`), which its tests name `crate::support`.
 #![allow(dead_code)]
 
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -20,6 +21,28 @@ pub fn uri() -> String {
         Ok(uri) => uri,
         Err(e) => panic!("no test server: {e}"),
     }
+}
+
+/// This test binary again, set to run nothing but the `#[ignore]`d test
+/// `test` of the module whose `module_path!()` is `module`
+/// (`--exact --ignored --nocapture --test-threads=1`): for a test that runs
+/// another in a process of its own (to kill it, or to have the process to
+/// itself). The harness names a test by its module path less the binary's
+/// name, so the name follows the file into whichever binary holds it.
+pub fn child_test(module: &str, test: &str) -> std::process::Command {
+    let name = match module.split_once("::") {
+        Some((_binary, path)) => format!("{path}::{test}"),
+        None => test.to_owned(),
+    };
+    let mut command = std::process::Command::new(std::env::current_exe().expect("the test binary"));
+    command.args([
+        name.as_str(),
+        "--exact",
+        "--ignored",
+        "--nocapture",
+        "--test-threads=1",
+    ]);
+    command
 }
 
 /// A client for the test server.

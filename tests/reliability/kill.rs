@@ -14,7 +14,7 @@
 //! to ~100 ms before it is on disk. See RELIABILITY.md for both figures and
 //! `KILL_ROUNDS` to run more kills.
 
-mod models;
+use crate::models;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -304,7 +304,7 @@ async fn with_sync_on_commit_a_kill_loses_no_acknowledged_link_and_leaves_no_hal
 }
 
 /// The measurement behind RELIABILITY.md's "without" figure:
-/// `cargo test --test reliability_kill -- --ignored --nocapture`.
+/// `cargo test --test reliability -- --ignored --nocapture kill::without`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "a measurement: without --sync-on-commit a kill loses acknowledged links"]
 async fn without_sync_on_commit_a_kill_loses_acknowledged_links_but_leaves_no_half_link() {

@@ -23,11 +23,11 @@
 //!
 //! `KILL_AFTER_BATCHES` fixes the point (otherwise it is drawn and printed).
 
-mod support;
+use crate::support;
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -159,14 +159,7 @@ struct Report {
 /// end. Every line it printed is read, those after the kill's decision too,
 /// so only the batch in flight at the kill goes unreported.
 fn run_child(db: &str, run: &str, kill_after: Option<(u64, u64)>) -> Report {
-    let mut child = Command::new(std::env::current_exe().expect("the test binary"))
-        .args([
-            "migrating_child",
-            "--exact",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+    let mut child = support::child_test(module_path!(), "migrating_child")
         .env(CHILD, db)
         .env(RUN, run)
         .env("MONGODB_URI", support::uri())

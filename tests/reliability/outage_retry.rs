@@ -15,8 +15,8 @@
 //! wait for its monitor's next check (`heartbeatFrequencyMS`) before sending
 //! again.
 
-mod models;
-mod support;
+use crate::models;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

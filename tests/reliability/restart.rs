@@ -11,8 +11,8 @@
 //!   is consistent), and links that failed while it was down are either
 //!   absent or whole (an in-flight commit's outcome is unknown).
 
-mod models;
-mod support;
+use crate::models;
+use crate::support;
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};

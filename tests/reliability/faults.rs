@@ -10,8 +10,8 @@
 //! Each case runs under a timeout; the failpoint is scoped to the operation's
 //! own client (`appName`), so setup and checks are never failed.
 
-mod models;
-mod support;
+use crate::models;
+use crate::support;
 
 use std::time::{Duration, Instant};
 
