@@ -42,7 +42,6 @@ const MAX_LINES: usize = 500;
 
 /// Files still longer than [`MAX_LINES`], to be split.
 const KNOWN_LONG: &[&str] = &[
-    "schema-core/setup::sync",
     "schema-derive/ast",
     "schema-derive/attr::index",
     "schema-derive/expand::fields",

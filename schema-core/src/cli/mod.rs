@@ -62,8 +62,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 use crate::error::Error;
 use crate::evolution::migrate::MigrateOptions;
 use crate::relation::verify::RepairOptions;
+use crate::setup::apply::{OnViolations, SyncOptions};
 use crate::setup::schema::Schema;
-use crate::setup::sync::{OnViolations, SyncOptions};
 
 /// How long the command waits for a server when the URI does not say
 /// (`serverSelectionTimeoutMS`).

@@ -2,10 +2,12 @@
 //! must change ([`plan`]), applying it ([`sync`]), sharded clusters
 //! (`cluster`) and the models drawn as a diagram ([`diagram`]).
 
+pub(crate) mod apply;
 pub(crate) mod cluster;
 pub mod diagram;
 pub mod plan;
+pub(crate) mod read;
 pub mod schema;
 pub mod step;
 pub mod sync;
-pub use sync::*;
+pub use apply::{OnViolations, SyncOptions, SyncReport};
