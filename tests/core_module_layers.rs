@@ -41,11 +41,7 @@ const CORE_LAYERS: &[&str] = &[
 const MAX_LINES: usize = 500;
 
 /// Files still longer than [`MAX_LINES`], to be split.
-const KNOWN_LONG: &[&str] = &[
-    "schema-derive/ast",
-    "schema-derive/attr::index",
-    "schema-derive/expand::fields",
-];
+const KNOWN_LONG: &[&str] = &[];
 
 /// One file of a crate: its module path and its code.
 struct Module {
