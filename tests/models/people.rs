@@ -1,9 +1,9 @@
-//! A model in three versions, shared by `tests/versions.rs` and
+//! A model in three versions, shared by `tests/it/versions.rs` and
 //! `benches/versions.rs`: version 1 `{_id, name}`, version 2 the name split,
 //! version 3 (current) with a required email made from the name.
 
 use schema_core::prelude::*;
-use schema_core::versions::Upgrade;
+use schema_core::Upgrade;
 use serde::{Deserialize, Serialize};
 
 /// Version 1: one name.

@@ -1,0 +1,6 @@
+//! What a `Schema` tells about the models it holds without writing them:
+//! clashing collections, the verification of links and copies, diagrams.
+
+mod collisions;
+mod diagram;
+mod verify;

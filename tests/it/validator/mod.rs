@@ -1,0 +1,10 @@
+//! The `$jsonSchema` validator setup installs: what it accepts and refuses
+//! on the server, closed levels, enums, the escape hatch, tightening on a
+//! running system, and the depth guard of its construction.
+
+mod accepts_stored_types;
+mod closed;
+mod depth_guard;
+mod enums;
+mod tightening;
+mod unbounded_escape_hatch;
