@@ -24,7 +24,7 @@ use futures_util::TryStreamExt;
 use mongodb::options::{Hint, IndexOptions};
 use mongodb::{Collection, IndexModel};
 use schema_core::prelude::*;
-use schema_core::relation::Cursor;
+use schema_core::Cursor;
 use schema_core::Schema;
 use schema_core::{explain_find, FindShape};
 use schema_testkit::stats::{self, Spread};

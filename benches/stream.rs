@@ -83,7 +83,7 @@ async fn main() {
         let mut c = raw
             .find(doc! {})
             .sort(doc! { "_id": 1 })
-            .batch_size(schema_core::query::DEFAULT_BATCH_SIZE)
+            .batch_size(schema_core::DEFAULT_BATCH_SIZE)
             .await
             .expect("find");
         let mut n = 0usize;

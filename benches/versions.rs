@@ -23,8 +23,8 @@ mod people;
 use bson::{doc, Document as BsonDocument};
 use people::Person;
 use schema_core::prelude::*;
-use schema_core::versions::{MigrateOptions, VERSION_FIELD};
 use schema_core::Schema;
+use schema_core::{MigrateOptions, VERSION_FIELD};
 use schema_testkit::stats::Spread;
 
 fn env(name: &str, default: usize) -> usize {

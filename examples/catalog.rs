@@ -16,7 +16,7 @@ use models::catalog::{Details, Product, Sku};
 use schema_core::bson::doc;
 use schema_core::bson::oid::ObjectId;
 use schema_core::prelude::*;
-use schema_core::relation::Copies;
+use schema_core::Copies;
 use schema_core::{explain_find, FindShape, Schema};
 
 const DATABASE: &str = "seed004_catalog";

@@ -14,8 +14,8 @@ use common::{heading, Result};
 use futures_util::TryStreamExt;
 use schema_core::bson::{doc, Bson, Document as BsonDocument};
 use schema_core::mongodb::Database;
-use schema_core::plan::Action;
 use schema_core::prelude::*;
+use schema_core::Step;
 use schema_core::{Relation, Schema};
 
 /// The checks so far, and how many failed.
@@ -61,10 +61,10 @@ async fn model<M: Document>(checks: &mut Checks, db: &Database) -> Result {
     // Setup's plan compares the server's validator with the model's.
     let plan = Schema::new().with::<M>().plan(db).await?;
     checks.check(
-        !plan.actions.iter().any(|a| {
+        !plan.steps.iter().any(|a| {
             matches!(
                 a,
-                Action::CreateCollection { .. } | Action::UpdateValidator { .. }
+                Step::CreateCollection { .. } | Step::UpdateValidator { .. }
             )
         }),
         format!("{name}: the validator is the model's"),
@@ -218,7 +218,7 @@ async fn orders(checks: &mut Checks, db: &Database) -> Result {
 
 async fn catalog(checks: &mut Checks, db: &Database) -> Result {
     use models::catalog::{Product, Sku};
-    use schema_core::relation::Copies;
+    use schema_core::Copies;
     model::<Product>(checks, db).await?;
     model::<Sku>(checks, db).await?;
     let products = Repo::<Product>::new(db)

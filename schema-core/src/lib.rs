@@ -36,33 +36,18 @@
 
 #[cfg(feature = "cli")]
 pub mod cli;
-pub mod error;
+mod error;
 mod evolution;
 mod exec;
-pub mod growth;
-pub mod model;
-pub mod query;
-pub mod relation;
-pub mod repo;
-pub mod setup;
-pub mod txn;
+mod growth;
+mod model;
+mod query;
+mod relation;
+mod repo;
+mod setup;
+mod txn;
 mod typed;
-pub mod write;
-
-// The modules' former paths, kept while the public surface is flattened.
-pub use evolution::versions;
-pub use exec::action;
-#[cfg(feature = "tracing")]
-pub use exec::trace;
-pub use model::index::collation;
-pub use model::index::text as text_index;
-pub use model::validator::depth as schema_depth;
-pub use model::{bounded, delete_policy, shard, stamp, timeseries};
-pub use query::explain;
-pub use relation::verify;
-pub use setup::{diagram, plan, schema};
-pub use typed::{field, filter, path, update};
-pub use write::embed;
+mod write;
 
 /// The BSON crate this one is built on (`bson` 3): name its types
 /// (`schema_core::bson::oid::ObjectId`, `schema_core::bson::doc!`, ...) through
@@ -76,28 +61,101 @@ pub use bson;
 /// features.
 pub use mongodb;
 
-pub use bounded::{Bounded, BoundedAt, BoundedCollection};
-pub use embed::{Embed, EmbedArray};
-pub use error::{Error, Result};
-pub use explain::{explain_find, FindShape, PlanSummary};
-pub use field::{EmbedField, Field, Keep, LinkField, RefField, TagField};
-pub use filter::Filter;
+// Models: the derives, their traits and what they declare.
+pub use model::bounded::{Bounded, BoundedAt, BoundedCollection, MAX_NESTING};
 pub use model::codec::MAX_DOCUMENT_SIZE;
+pub use model::delete_policy::RefPolicy;
+pub use model::index::collation::IndexCollation;
+pub use model::index::text::TextOptions;
 pub use model::index::{Direction, IndexKind, IndexOrigin, IndexSpec};
+pub use model::schema_version::{Versions, VERSION_FIELD};
+pub use model::shard::ShardKey;
+pub use model::stamp::{Stamp, VersionType};
+pub use model::timeseries::{Granularity, TimeSeriesSpec};
+pub use model::validator::depth::{schema_of, MAX_SCHEMA_DEPTH};
 pub use model::validator::BsonSchema;
-pub use model::{CopySpec, Document, Embedded, OnDelete};
-pub use plan::{Action, Plan, Unsharded, VersionCount, Violators};
-pub use query::{DocStream, Find, Projection, Sort};
-pub use relation::{
-    Asymmetry, AsymmetryKind, Children, Cursor, Links, Page, Relation, RepairReport, Through,
-    VerifyReport,
+pub use model::{CopySpec, Document, Embedded, OnDelete, Relation};
+pub use schema_derive::{Document, Embedded, Projection};
+
+// Typed fields, filters and updates.
+pub use typed::field::{
+    Compare, EmbedField, Field, Keep, LinkField, RefField, Tag, TagField, Typed,
+};
+pub use typed::filter::Filter;
+pub use typed::update::{DateField, Number, NumericField, Optional, Update};
+
+// A model's collection: reads, writes, pages, bounded pushes, projections.
+pub use exec::action::Action;
+pub use query::explain::{explain_find, FindShape, PlanSummary};
+pub use query::{
+    check, targeting, Count, Cursor, DocStream, Find, FindOne, Page, Projection, Sort, Targeting,
+    DEFAULT_BATCH_SIZE,
 };
 pub use repo::Repo;
-pub use schema::{ModelInfo, Schema};
-pub use schema_derive::{Document, Embedded, Projection};
+pub use write::embed::{Embed, EmbedArray};
+pub use write::{
+    DeleteOptions, FindOneAndUpdateOptions, InsertManyOptions, ReturnDocument, UpdateByIdOptions,
+    UpdateOptions, UpdateResult,
+};
+
+// Relations: children, joins, many-to-many links, copies, deletes, checks.
+pub use relation::copies::{Copies, CopyOne, CopyReport};
+pub use relation::delete::{Delete, Deleted, DEFAULT_DELETE_BATCH};
+pub use relation::join::{Family, JoinPlan, WithParent, WithParents};
+pub use relation::reference::DEFAULT_PAGE_SIZE;
+pub use relation::verify::{
+    CopyCheck, LinkChange, LinkCheck, LinkRepair, RemovedBecause, RepairOptions, SchemaCheck,
+    SchemaRepair,
+};
+pub use relation::{
+    Asymmetry, AsymmetryKind, Children, Links, OverMax, RepairReport, Through, VerifyReport,
+};
+
+// Growing data: buckets.
+pub use growth::{Bucket, BucketCursor, BucketItems, BucketSpec, Buckets, ItemPage};
+
+// Models that change.
+pub use evolution::versions::{MigrateOptions, Progress, Upgrade};
+
+// Setup.
+pub use setup::plan::{Plan, ServerIndex};
+pub use setup::schema::{ModelInfo, Schema};
+pub use setup::step::{Step, Unsharded, VersionCount, Violators};
 pub use setup::{OnViolations, SyncOptions, SyncReport};
-pub use txn::{transaction, RetryPolicy, Transaction};
-pub use update::Update;
+
+// Transactions.
+pub use txn::{
+    commit_write_concern, helper_options, transaction, Jitter, RetryPolicy, Transaction, TxnBody,
+};
+
+// Errors.
+pub use error::{
+    code, label, DriverError, Error, FailedInsert, InsertManyFailure, QueryFields, Result,
+};
+
+/// Typed filters beyond a field's own comparisons: [`and`](filter::and),
+/// [`or`](filter::or), [`not`](filter::not), and the tree a [`Filter`] is read
+/// back as ([`Node`](filter::Node)).
+pub mod filter {
+    pub use crate::typed::filter::{and, not, or, Node, Op, Predicate, PredicateKind};
+}
+
+/// The types of typed paths: what a field constant's path type is made of
+/// (`Root`, `Prefix`, `Seg`, `Nested`, ...), named in the signatures of
+/// generated field constants.
+pub mod path {
+    pub use crate::typed::path::{
+        Below, BucketItemsPath, Descend, FieldNames, KeyPath, Many, Nested, NestedFields, One,
+        OutsideArrays, OutsideBuckets, OutsideVariants, Prefix, Root, Seg, Tagged, Variants,
+        MAX_PATH,
+    };
+}
+
+/// Counting the commands a client sends, with the `tracing` feature.
+#[cfg(feature = "tracing")]
+pub mod trace {
+    pub use crate::exec::trace::{count_commands, on_command};
+}
 
 /// The most ids a `#[many_to_many(...)]` array may hold when its `max` is not
 /// given: `#[many_to_many(one_sided, to = Course)]` is bounded at 1000 ids.

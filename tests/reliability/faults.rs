@@ -19,7 +19,7 @@ use bson::oid::ObjectId;
 use bson::{doc, Document as BsonDocument};
 use models::{Course, Student};
 use mongodb::{Client, Database};
-use schema_core::error::label::{TRANSIENT_TRANSACTION_ERROR, UNKNOWN_TRANSACTION_COMMIT_RESULT};
+use schema_core::label::{TRANSIENT_TRANSACTION_ERROR, UNKNOWN_TRANSACTION_COMMIT_RESULT};
 use schema_core::prelude::*;
 use schema_core::{Error, RetryPolicy, Schema};
 use serde::{Deserialize, Serialize};

@@ -35,8 +35,8 @@ use std::time::{Duration, Instant};
 use bson::{doc, Document as BsonDocument};
 use mongodb::options::ReturnDocument;
 use schema_core::prelude::*;
-use schema_core::versions::{MigrateOptions, Upgrade, VERSION_FIELD};
 use schema_core::Schema;
+use schema_core::{MigrateOptions, Upgrade, VERSION_FIELD};
 use serde::{Deserialize, Serialize};
 
 /// Documents stored before the migration: half at version 1, half at 2.

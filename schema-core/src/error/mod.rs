@@ -244,7 +244,7 @@ pub enum Error {
         index: String,
     },
     /// No index of the model serves the query (see the index guard's rule in
-    /// [`query`](crate::query)); it was refused before anything was sent.
+    /// `query`); it was refused before anything was sent.
     /// Declare the index the message names, or call `.scan()` on the query
     /// to read the collection on purpose.
     #[error("{}", unindexed_message(model, query, index.as_deref()))]

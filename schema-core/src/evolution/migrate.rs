@@ -97,7 +97,7 @@ impl<M: Document> Repo<M> {
     }
 
     /// Upgrades the document `id` in place when it is stored at an earlier
-    /// version (see [`versions`](super::versions)); whether this call wrote it.
+    /// version (see `versions`); whether this call wrote it.
     /// A model without earlier shapes named has nothing to upgrade.
     pub fn upgrade<'a>(&'a self, id: &'a M::Id) -> Action<'a, bool> {
         self.action("upgrade", move |mut session| async move {

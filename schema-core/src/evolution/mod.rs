@@ -3,4 +3,4 @@
 //! ([`migrate`]).
 
 pub(crate) mod migrate;
-pub mod versions;
+pub(crate) mod versions;

@@ -10,7 +10,7 @@
 //!
 //! ```
 //! use schema_core::prelude::*;
-//! use schema_core::versions::Upgrade;
+//! use schema_core::Upgrade;
 //! use serde::{Deserialize, Serialize};
 //!
 //! /// Version 1: one name.
@@ -59,7 +59,8 @@
 use bson::RawDocument;
 
 pub use crate::evolution::migrate::{MigrateOptions, Progress};
-pub use crate::model::schema_version::{Versions, VERSION_FIELD};
+pub use crate::model::schema_version::Versions;
+use crate::model::schema_version::VERSION_FIELD;
 
 use crate::error::{Error, Result};
 use crate::model::Document;
@@ -70,7 +71,7 @@ use crate::model::Document;
 #[diagnostic::on_unimplemented(
     message = "no upgrade from `{Old}` to `{Self}`: each shape in `migrate_from(..)` needs a step to the next",
     label = "`{Self}` cannot be made from a `{Old}`",
-    note = "implement `schema_core::versions::Upgrade<{Old}> for {Self}`"
+    note = "implement `schema_core::Upgrade<{Old}> for {Self}`"
 )]
 pub trait Upgrade<Old>: Sized {
     /// The next version of `old`.

@@ -2,8 +2,8 @@
 //! ([`action`]), the cursors it drains ([`cursor`]), the server's replies it
 //! reads ([`reply`]) and, with the `tracing` feature, its spans ([`trace`]).
 
-pub mod action;
+pub(crate) mod action;
 pub(crate) mod cursor;
 pub(crate) mod reply;
 #[cfg(feature = "tracing")]
-pub mod trace;
+pub(crate) mod trace;

@@ -3,7 +3,7 @@
 //! collections ([`timeseries`](crate::model::timeseries)), where the server does
 //! the bucketing.
 
-pub mod bucket;
+pub(crate) mod bucket;
 
 pub use crate::model::timeseries::{Granularity, TimeSeriesSpec};
 pub use bucket::{Bucket, BucketCursor, BucketItems, BucketSpec, Buckets, ItemPage};

@@ -3,18 +3,18 @@
 //! `#[derive(Document)]` and `#[derive(Embedded)]` implement them. A
 //! document's declared relationships are data too: [`Relation`].
 
-pub mod bounded;
+pub(crate) mod bounded;
 pub(crate) mod cache;
 pub(crate) mod codec;
-pub mod delete_policy;
+pub(crate) mod delete_policy;
 pub(crate) mod id;
 pub(crate) mod index;
 pub(crate) mod limits;
 pub(crate) mod schema_version;
-pub mod shard;
-pub mod stamp;
+pub(crate) mod shard;
+pub(crate) mod stamp;
 pub(crate) mod tables;
-pub mod timeseries;
+pub(crate) mod timeseries;
 pub(crate) mod validator;
 
 use std::any::TypeId;
@@ -119,7 +119,7 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
     /// order), then the many-to-many arrays', then the container's
     /// `index(...)` in the order written, then the one its shard key needs
     /// when none of those starts with the key's fields (see
-    /// [`shard`]).
+    /// `shard`).
     fn indexes() -> Vec<IndexSpec> {
         let mut indexes =
             crate::model::shard::with_supporting_index(Self::TABLES.index_specs(), Self::SHARD_KEY);
@@ -130,7 +130,7 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
     }
 
     /// The shard key, when the model declares one
-    /// (`#[document(shard_key(...))]`, see [`shard`]).
+    /// (`#[document(shard_key(...))]`, see `shard`).
     const SHARD_KEY: Option<crate::model::shard::ShardKey> = None;
 
     /// The relationships the model declares (references, many-to-many arrays).
@@ -145,7 +145,7 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
 
     /// The stored name and integer type of the `#[document(version)]` field,
     /// when the model keeps one: `replace` and `update(id, ..).if_version(v)` check it,
-    /// every update helper increments it (see [`stamp`]).
+    /// every update helper increments it (see `stamp`).
     const VERSION: Option<(&'static str, VersionType)> = None;
 
     /// The stored names of the `#[document(timestamps)]` fields (created,
@@ -155,7 +155,7 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
 
     /// The time-series options, when the model is stored in a time-series
     /// collection (`#[document(timeseries(...))]`, see
-    /// [`timeseries`]).
+    /// `timeseries`).
     const TIMESERIES: Option<crate::model::timeseries::TimeSeriesSpec> = None;
 
     /// The value of the version field, when the model keeps one.
@@ -165,13 +165,13 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
 
     /// The copies its fields hold of fields of the documents they
     /// reference (`#[copy(from = ..., field = ...)]`, seed 004's extended
-    /// reference; see [`copies`](crate::relation::copies)).
+    /// reference; see `copies`).
     fn copies() -> Vec<CopySpec> {
         Vec::new()
     }
 
     /// The model's schema versions, when it names earlier shapes
-    /// (`#[document(migrate_from(..))]`, see [`versions`](crate::evolution::versions)).
+    /// (`#[document(migrate_from(..))]`, see `versions`).
     const VERSIONS: Option<crate::model::schema_version::Versions> = None;
 
     /// A stored document at the earlier `version`, read as its own shape
@@ -236,7 +236,7 @@ pub enum Relation {
         /// The sort key of the compound index, if any.
         sort: Option<(&'static str, Direction)>,
         /// What deleting the target does to the child, when declared
-        /// (`on_delete = "..."`, see [`delete_policy`]).
+        /// (`on_delete = "..."`, see `delete_policy`).
         on_delete: Option<OnDelete>,
     },
     /// `#[many_to_many(...)]`: an array of `_id`s of another model.
@@ -260,7 +260,7 @@ pub enum Relation {
 
 /// A field that holds a copy of a field of the documents it references,
 /// kept in sync with them: `#[copy(from = skus, field = color)]` (see
-/// [`copies`](crate::relation::copies)).
+/// `copies`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CopySpec {
     /// The copy's stored name in the holder.
@@ -278,7 +278,7 @@ pub struct CopySpec {
 
 /// What deleting a parent does to the children that reference it, declared
 /// on the child's reference: `#[reference(index, to = User, on_delete =
-/// "cascade")]` (see [`delete_policy`]).
+/// "cascade")]` (see `delete_policy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OnDelete {
     /// `"restrict"`: the parent is not deleted while children remain
@@ -329,7 +329,7 @@ impl Relation {
 
 /// What the helpers add to an update of one model's documents: the `$inc`
 /// of its `#[document(version)]` and the `$set` of its
-/// `#[document(timestamps)]` `updated_at` (see [`stamp`]),
+/// `#[document(timestamps)]` `updated_at` (see `stamp`),
 /// carried by a [`Relation`] for the documents of its target that helpers
 /// write on its behalf. Made with [`Stamp::of`]; two are equal when they
 /// stamp the same model.
@@ -394,7 +394,7 @@ impl Debug for Stamp {
 }
 
 /// The integer type of a `#[document(version)]` field (see
-/// [`stamp`]): its increment is stored as the same
+/// `stamp`): its increment is stored as the same
 /// BSON type, so the validator's `bsonType` keeps holding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VersionType {

@@ -24,7 +24,7 @@ pub(crate) fn version_index() -> crate::model::index::IndexSpec {
     )
 }
 
-/// A versioned model's versions (see [`versions`](crate::evolution::versions)).
+/// A versioned model's versions (see `versions`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Versions {
     /// The current shape's version (`schema_version = N`, by default one

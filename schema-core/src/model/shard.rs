@@ -20,7 +20,7 @@
 //! fields, or it is `_id` alone), then, on a mongos, shards the collection
 //! (`shardCollection`, after `enableSharding` on a server before 6.0). A
 //! collection sharded on another key is drift
-//! ([`Action::ShardKeyDiffers`](crate::Action::ShardKeyDiffers)) with the
+//! ([`Step::ShardKeyDiffers`](crate::Step::ShardKeyDiffers)) with the
 //! command that would change it, never run unasked. On a server that is not
 //! a mongos (a replica set, a standalone), the plan lists the collection in
 //! [`Plan::unsharded`](crate::Plan::unsharded) and setup creates the
@@ -28,7 +28,7 @@
 //!
 //! ```
 //! use schema_core::prelude::*;
-//! use schema_core::shard::ShardKey;
+//! use schema_core::ShardKey;
 //! use serde::{Deserialize, Serialize};
 //!
 //! #[derive(Document, Serialize, Deserialize)]

@@ -53,7 +53,7 @@ impl Stamp {
     ///
     /// ```
     /// use schema_core::prelude::*;
-    /// use schema_core::stamp::Stamp;
+    /// use schema_core::Stamp;
     /// use serde::{Deserialize, Serialize};
     ///
     /// #[derive(Document, Serialize, Deserialize)]

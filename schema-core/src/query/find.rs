@@ -32,7 +32,7 @@ impl<M: Document> Repo<M> {
     /// `.session(&mut s)`, then await it for a [`DocStream`] of documents
     /// (or call [`all`](Find::all) for a `Vec`).
     ///
-    /// The query passes the index guard first (see [`query`](crate::query)):
+    /// The query passes the index guard first (see `query`):
     /// unless one of `M`'s indexes serves it, it is refused with
     /// [`Error::Unindexed`] before anything is sent;
     /// [`scan`](Find::scan) allows a collection scan on purpose.
@@ -144,7 +144,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     /// only on indexes with this collation: one declared with
     /// `#[document(index(keys(email = asc), collation(locale = "en",
     /// strength = 2)))]` serves `email.eq(..)` sent with it, and no index
-    /// without a collation does (see [`collation`](crate::model::index::collation)).
+    /// without a collation does (see `collation`).
     pub fn collation(mut self, collation: IndexCollation) -> Self {
         self.collation = Some(collation);
         self

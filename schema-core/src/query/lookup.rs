@@ -134,7 +134,7 @@ pub(crate) fn referenced(children: &[&RawDocument], local: &str) -> Vec<Bson> {
 }
 
 /// What the server does for a join (see
-/// [`WithParents::explain`](crate::relation::WithParents::explain)): the
+/// [`WithParents::explain`](crate::WithParents::explain)): the
 /// plan of the children's side (the `aggregate`'s first stages, planned as
 /// one query), the plan of the parents' side (the `$lookup`'s equality on
 /// `_id`, explained as the `find` it amounts to, `{_id: {$in: <the page's

@@ -99,11 +99,11 @@
 //! your own.
 
 mod count;
-pub mod explain;
+pub(crate) mod explain;
 mod find;
 mod find_one;
 pub(crate) mod guard;
-pub mod keyset;
+pub(crate) mod keyset;
 pub(crate) mod lookup;
 mod paging;
 mod projection;

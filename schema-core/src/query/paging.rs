@@ -17,7 +17,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     /// query's order, which ends with `_id` to break ties (in the last sort
     /// key's direction, unless the sort names `_id` itself). The index guard
     /// then checks the query with that `_id`: the index must end with it
-    /// (as a reference's index does). See [`keyset`](super::keyset).
+    /// (as a reference's index does). See `keyset`.
     pub fn after(mut self, cursor: Cursor) -> Self {
         self.after = Some(cursor);
         self
@@ -27,7 +27,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     /// then `_id`), and the [`Cursor`] the next page continues
     /// [`after`](Self::after): the same cursor semantics as a reference's
     /// [`children`](crate::relation::Children::page) (usually one `find`,
-    /// limited to `size`; see [`keyset`](super::keyset)). There is
+    /// limited to `size`; see `keyset`). There is
     /// no offset-based paging.
     ///
     /// ```no_run

@@ -47,7 +47,7 @@ use crate::model::Document;
 /// ```
 ///
 /// A model with earlier shapes (`migrate_from(..)`, see
-/// [`versions`](crate::evolution::versions)) is read whole while they may be stored: each
+/// `versions`) is read whole while they may be stored: each
 /// document is upgraded to the current shape first and the view taken from
 /// that, so a view of an old document reads as a view of its upgrade. Once
 /// `migrate_from` is dropped, the projection is sent to the server again.

@@ -81,7 +81,7 @@ pub fn assert_copy_one<H: CopyOne<T>, M, T, P>(_source: &Field<M, T, P>) {}
 /// For generated code: `H` holds the copies of many `_source` values.
 pub fn assert_copy_many<H: CopyMany<T>, M, T, P>(_source: &Field<M, T, P>) {}
 
-/// The copies of holder model `H` (see the [module docs](self)).
+/// The copies of holder model `H` (see the module docs).
 pub struct Copies<H: Document> {
     db: Database,
     specs: Vec<CopySpec>,

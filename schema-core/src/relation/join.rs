@@ -112,7 +112,7 @@ fn pair<C: Document, P: Document>(joined: &RawDocument) -> Result<(C, Option<P>)
 
 impl<'a, C: Document> Find<'a, C> {
     /// Joins each document of a page with the parent its reference `field`
-    /// points at, in one `aggregate` (see the [module docs](self)).
+    /// points at, in one `aggregate` (see the module docs).
     pub fn with_parents<T, P: Document>(self, field: RefField<C, T, P>) -> WithParents<'a, C, P> {
         WithParents {
             lookup: lookup_of(&field),
@@ -136,7 +136,7 @@ impl<'a, C: Document, P: Document> WithParents<'a, C, P> {
     /// its parent, and the [`Cursor`] the next page continues
     /// [`after`](Find::after): usually one `aggregate` (one per `find` the
     /// same page would send without the join; see
-    /// [`keyset`](crate::query::keyset)).
+    /// `keyset`).
     pub fn page(self, size: u32) -> Action<'a, Page<(C, Option<P>)>> {
         let (mut find, lookup) = (self.find, self.lookup);
         let session = find.take_session();
@@ -170,7 +170,7 @@ impl<'a, C: Document, P: Document> WithParents<'a, C, P> {
 
 impl<'r, C: Document, T, P: Document> Children<'r, C, T, P> {
     /// This page of children with their parent, in one `aggregate` (see the
-    /// [module docs](self)).
+    /// module docs).
     pub fn with_parent(self) -> WithParent<'r, C, T, P> {
         WithParent { children: self }
     }

@@ -19,19 +19,17 @@
 //! - [`through`]: many-to-many with no bound on either side, one edge
 //!   document per pair in a collection of its own.
 
-pub mod copies;
-pub mod delete;
-pub mod join;
-pub mod many_to_many;
-pub mod reference;
-pub mod through;
-pub mod verify;
+pub(crate) mod copies;
+pub(crate) mod delete;
+pub(crate) mod join;
+pub(crate) mod many_to_many;
+pub(crate) mod reference;
+pub(crate) mod through;
+pub(crate) mod verify;
 
-pub use copies::{Copies, CopyReport};
-pub use delete::{Delete, Deleted, DEFAULT_DELETE_BATCH};
-pub use join::{Family, JoinPlan, WithParent, WithParents};
+pub(crate) use copies::CopyReport;
 pub use many_to_many::{Asymmetry, AsymmetryKind, Links, OverMax, RepairReport, VerifyReport};
-pub use reference::{Children, Cursor, Page};
+pub use reference::Children;
 pub use through::Through;
 
 // Declared relationships are model data (what `Document::relations`

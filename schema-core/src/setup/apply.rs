@@ -5,7 +5,7 @@
 use crate::error::{Error, Result};
 use crate::model::index::IndexSpec;
 use crate::setup::plan::Plan;
-use crate::setup::step::Action;
+use crate::setup::step::Step;
 use bson::{doc, Document as BsonDocument};
 use mongodb::Database;
 use std::collections::BTreeMap;
@@ -24,7 +24,7 @@ pub struct SyncOptions {
 }
 
 /// What setup does with a validator change that existing documents fail
-/// (counted by the plan: [`Action::UpdateValidator`]'s `violators`).
+/// (counted by the plan: [`Step::UpdateValidator`]'s `violators`).
 ///
 /// Other choices may come, so a `match` needs a `_` arm.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -38,7 +38,7 @@ pub enum OnViolations {
     /// Apply the validator with `validationLevel: "moderate"`: new documents
     /// and documents that pass it are checked, documents that already fail
     /// it stay writable (unchecked). Setup restores `strict` by itself once
-    /// no document fails ([`Action::ValidationLevel`]).
+    /// no document fails ([`Step::ValidationLevel`]).
     ValidateModerate,
     /// Apply the validator at `strict` anyway: every later write to a
     /// document that fails it is refused (code 121) until it is fixed.
@@ -50,9 +50,9 @@ pub enum OnViolations {
 #[non_exhaustive]
 pub struct SyncReport {
     /// Steps sent to the server.
-    pub applied: Vec<Action>,
+    pub applied: Vec<Step>,
     /// Drift reported and left alone.
-    pub left_alone: Vec<Action>,
+    pub left_alone: Vec<Step>,
 }
 
 /// Applies a plan. Refuses (before writing anything) when it holds a
@@ -61,13 +61,15 @@ pub struct SyncReport {
 /// [`OnViolations::Refuse`].
 pub(crate) async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Result<SyncReport> {
     if options.on_violations == OnViolations::Refuse {
-        if let Some(Action::UpdateValidator {
+        if let Some(Step::UpdateValidator {
             collection,
             violators,
             ..
-        }) = plan.actions.iter().find(
-            |a| matches!(a, Action::UpdateValidator { violators, .. } if !violators.is_empty()),
-        ) {
+        }) = plan
+            .steps
+            .iter()
+            .find(|a| matches!(a, Step::UpdateValidator { violators, .. } if !violators.is_empty()))
+        {
             return Err(Error::ValidatorRejectsExisting {
                 collection: collection.clone(),
                 count: violators.count,
@@ -76,14 +78,14 @@ pub(crate) async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Re
         }
     }
     if !options.replace_conflicting {
-        if let Some(Action::ConflictingIndex {
+        if let Some(Step::ConflictingIndex {
             collection,
             server,
             wanted,
         }) = plan
-            .actions
+            .steps
             .iter()
-            .find(|a| matches!(a, Action::ConflictingIndex { .. }))
+            .find(|a| matches!(a, Step::ConflictingIndex { .. }))
         {
             return Err(Error::IndexConflict {
                 collection: collection.clone(),
@@ -101,17 +103,17 @@ pub(crate) async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Re
     let mut done: Vec<String> = Vec::new();
     // Sharded once their indexes exist: the shard key's among them.
     let mut to_shard = Vec::new();
-    for action in plan.actions {
+    for action in plan.steps {
         let collection = action.collection().to_owned();
         let coll = db.collection::<BsonDocument>(&collection);
         match &action {
-            Action::CreateCollection { validator, .. } => {
+            Step::CreateCollection { validator, .. } => {
                 db.create_collection(&collection)
                     .validator(validator.clone())
                     .await
                     .map_err(|e| Error::from_server(e, "create collection", &collection))?;
             }
-            Action::CreateTimeSeries { timeseries, .. } => {
+            Step::CreateTimeSeries { timeseries, .. } => {
                 let create = db
                     .create_collection(&collection)
                     .timeseries(timeseries.options());
@@ -123,7 +125,7 @@ pub(crate) async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Re
                     Error::from_server(e, "create time-series collection", &collection)
                 })?;
             }
-            Action::UpdateValidator {
+            Step::UpdateValidator {
                 wanted, violators, ..
             } => {
                 let level = match options.on_violations {
@@ -138,7 +140,7 @@ pub(crate) async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Re
                 .await
                 .map_err(|e| Error::from_server(e, "update the validator of", &collection))?;
             }
-            Action::ValidationLevel { violators, .. } => {
+            Step::ValidationLevel { violators, .. } => {
                 if !violators.is_empty() && options.on_violations != OnViolations::Apply {
                     report.left_alone.push(action);
                     continue;
@@ -149,13 +151,13 @@ pub(crate) async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Re
                         Error::from_server(e, "set the validation level of", &collection)
                     })?;
             }
-            Action::CreateIndex { spec, .. } => {
+            Step::CreateIndex { spec, .. } => {
                 to_create
                     .entry(collection)
                     .or_default()
                     .push((spec.clone(), false));
             }
-            Action::IndexVisibility { name, hidden, .. } => {
+            Step::IndexVisibility { name, hidden, .. } => {
                 db.run_command(doc! {
                     "collMod": &collection,
                     "index": { "name": name.as_str(), "hidden": *hidden },
@@ -163,7 +165,7 @@ pub(crate) async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Re
                 .await
                 .map_err(|e| Error::from_server(e, "hide or unhide an index of", &collection))?;
             }
-            Action::ConflictingIndex { server, wanted, .. } => {
+            Step::ConflictingIndex { server, wanted, .. } => {
                 coll.drop_index(&server.name)
                     .await
                     .map_err(|e| Error::from_server(e, "drop index on", &collection))?;
@@ -177,7 +179,7 @@ pub(crate) async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Re
                     .or_default()
                     .push(((**wanted).clone(), true));
             }
-            Action::ExtraIndex { index, .. } => {
+            Step::ExtraIndex { index, .. } => {
                 if !options.drop_extra_indexes {
                     report.left_alone.push(action);
                     continue;
@@ -187,11 +189,11 @@ pub(crate) async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Re
                     .map_err(|e| Error::from_server(e, "drop index on", &collection))?;
             }
             // Never converted: reported alone.
-            Action::TimeSeriesDiffers { .. } | Action::ShardKeyDiffers { .. } => {
+            Step::TimeSeriesDiffers { .. } | Step::ShardKeyDiffers { .. } => {
                 report.left_alone.push(action);
                 continue;
             }
-            Action::ShardCollection { .. } => {
+            Step::ShardCollection { .. } => {
                 to_shard.push(action);
                 continue;
             }
@@ -278,18 +280,18 @@ pub(super) fn built(collection: &str, spec: &IndexSpec) -> String {
 
 /// A step applied, as a sentence of what it did (index builds are told
 /// once built: [`built`]).
-pub(super) fn done_words(action: &Action) -> Option<String> {
+pub(super) fn done_words(action: &Step) -> Option<String> {
     let c = action.collection();
     Some(match action {
-        Action::CreateCollection { .. } => format!("the collection `{c}` was created"),
-        Action::CreateTimeSeries { .. } => format!("the time series `{c}` was created"),
-        Action::UpdateValidator { .. } => format!("the validator of `{c}` was updated"),
-        Action::ValidationLevel { .. } => format!("`{c}` was set to strict validation"),
-        Action::IndexVisibility { name, hidden, .. } => format!(
+        Step::CreateCollection { .. } => format!("the collection `{c}` was created"),
+        Step::CreateTimeSeries { .. } => format!("the time series `{c}` was created"),
+        Step::UpdateValidator { .. } => format!("the validator of `{c}` was updated"),
+        Step::ValidationLevel { .. } => format!("`{c}` was set to strict validation"),
+        Step::IndexVisibility { name, hidden, .. } => format!(
             "the index `{name}` of `{c}` was {}",
             if *hidden { "hidden" } else { "unhidden" }
         ),
-        Action::ExtraIndex { index, .. } => {
+        Step::ExtraIndex { index, .. } => {
             format!("the index `{}` of `{c}` was dropped", index.name)
         }
         _ => return None,

@@ -49,7 +49,7 @@ use crate::model::Relation;
 use crate::setup::schema::{ModelInfo, Schema};
 
 impl Schema {
-    /// The models as a Mermaid flowchart (see the [module docs](self)).
+    /// The models as a Mermaid flowchart (see the module docs).
     pub fn diagram(&self) -> String {
         let models = self.models();
         let mut nodes = Nodes::new(models);

@@ -4,10 +4,10 @@
 
 pub(crate) mod apply;
 pub(crate) mod cluster;
-pub mod diagram;
-pub mod plan;
+pub(crate) mod diagram;
+pub(crate) mod plan;
 pub(crate) mod read;
-pub mod schema;
-pub mod step;
-pub mod sync;
+pub(crate) mod schema;
+pub(crate) mod step;
+pub(crate) mod sync;
 pub use apply::{OnViolations, SyncOptions, SyncReport};

@@ -18,22 +18,22 @@ use std::fmt;
 
 pub use crate::model::index::server::ServerIndex;
 use crate::model::index::IndexSpec;
-pub use crate::setup::step::{Action, Unsharded, VersionCount, Violators};
+pub(crate) use crate::setup::step::{Step, Unsharded, VersionCount};
 
 /// What setup would do, in order.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Plan {
     /// The steps.
-    pub actions: Vec<Action>,
+    pub steps: Vec<Step>,
     /// The schema's delete policies (see
-    /// [`delete_policy`](crate::model::delete_policy)), printed after the steps.
+    /// `delete_policy`), printed after the steps.
     pub policies: crate::model::delete_policy::PolicyGraph,
     /// The collections whose models declare a shard key, left unsharded
-    /// because the server is not a mongos (see [`shard`](crate::model::shard)).
+    /// because the server is not a mongos (see `shard`).
     /// Not steps: a plan with only these is in sync.
     pub unsharded: Vec<Unsharded>,
     /// The documents of each versioned model's collection per schema
-    /// version (see [`versions`](crate::evolution::versions)), counted when the plan
+    /// version (see `versions`), counted when the plan
     /// was made. Not steps: a migration's progress, before and after.
     pub versions: Vec<VersionCount>,
 }
@@ -41,12 +41,12 @@ pub struct Plan {
 impl Plan {
     /// Nothing to do and no drift.
     pub fn is_empty(&self) -> bool {
-        self.actions.is_empty()
+        self.steps.is_empty()
     }
 
     /// The steps that are drift.
-    pub fn drift(&self) -> impl Iterator<Item = &Action> {
-        self.actions.iter().filter(|a| a.is_drift())
+    pub fn drift(&self) -> impl Iterator<Item = &Step> {
+        self.steps.iter().filter(|a| a.is_drift())
     }
 }
 
@@ -79,13 +79,13 @@ impl Plan {
 
 impl fmt::Display for Plan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.actions.is_empty() {
+        if self.steps.is_empty() {
             writeln!(f, "in sync: nothing to do")?;
             self.fmt_notes(f)?;
             return self.fmt_policies(f);
         }
         let rows: Vec<[String; 3]> = self
-            .actions
+            .steps
             .iter()
             .map(|a| [a.collection().to_owned(), a.verb().to_owned(), a.detail()])
             .collect();
@@ -120,7 +120,7 @@ pub(crate) fn diff_indexes(
     collection: &str,
     wanted: &[IndexSpec],
     server: &[ServerIndex],
-    actions: &mut Vec<Action>,
+    actions: &mut Vec<Step>,
 ) {
     let mut matched = vec![false; server.len()];
     for spec in wanted {
@@ -132,20 +132,20 @@ pub(crate) fn diff_indexes(
                 matched[i] = true;
                 let found = &server[i];
                 if found.name != want.name || !found.same_definition(&want) {
-                    actions.push(Action::ConflictingIndex {
+                    actions.push(Step::ConflictingIndex {
                         collection: collection.to_owned(),
                         server: Box::new(found.clone()),
                         wanted: Box::new(spec.clone()),
                     });
                 } else if found.hidden != want.hidden {
-                    actions.push(Action::IndexVisibility {
+                    actions.push(Step::IndexVisibility {
                         collection: collection.to_owned(),
                         name: found.name.clone(),
                         hidden: want.hidden,
                     });
                 }
             }
-            None => actions.push(Action::CreateIndex {
+            None => actions.push(Step::CreateIndex {
                 collection: collection.to_owned(),
                 spec: spec.clone(),
             }),
@@ -153,7 +153,7 @@ pub(crate) fn diff_indexes(
     }
     for (index, used) in server.iter().zip(matched) {
         if !used && index.name != "_id_" {
-            actions.push(Action::ExtraIndex {
+            actions.push(Step::ExtraIndex {
                 collection: collection.to_owned(),
                 index: index.clone(),
             });
@@ -165,6 +165,7 @@ pub(crate) fn diff_indexes(
 mod tests {
     use super::*;
     use crate::model::index::{Direction, IndexOrigin};
+    use crate::setup::step::Violators;
     use bson::{doc, Bson, Document};
 
     fn spec() -> IndexSpec {
@@ -200,7 +201,7 @@ mod tests {
         diff_indexes("posts", &[spec], &server, &mut actions);
         assert!(matches!(
             &actions[..],
-            [Action::IndexVisibility { hidden: true, .. }]
+            [Step::IndexVisibility { hidden: true, .. }]
         ));
         assert!(!actions[0].is_drift());
     }
@@ -242,7 +243,7 @@ mod tests {
         )];
         let mut actions = Vec::new();
         diff_indexes("posts", &[spec()], &server, &mut actions);
-        assert!(matches!(actions[..], [Action::ConflictingIndex { .. }]));
+        assert!(matches!(actions[..], [Step::ConflictingIndex { .. }]));
     }
 
     #[test]
@@ -252,10 +253,10 @@ mod tests {
         diff_indexes("posts", &[spec()], &server, &mut actions);
         assert!(matches!(
             actions[..],
-            [Action::CreateIndex { .. }, Action::ExtraIndex { .. }]
+            [Step::CreateIndex { .. }, Step::ExtraIndex { .. }]
         ));
         let plan = Plan {
-            actions,
+            steps: actions,
             ..Plan::default()
         };
         let table = plan.to_string();

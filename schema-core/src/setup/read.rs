@@ -5,7 +5,7 @@
 use crate::error::{Error, Result};
 use crate::model::index::server::ServerIndex;
 use crate::setup::schema::{ModelInfo, Schema};
-use crate::setup::step::{Action, Violators, VIOLATOR_SAMPLE};
+use crate::setup::step::{Step, Violators, VIOLATOR_SAMPLE};
 use bson::{doc, Bson, Document as BsonDocument};
 use futures_util::TryStreamExt;
 use mongodb::options::ValidationLevel;
@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 pub(super) async fn plan_sharding(
     db: &Database,
     models: &BTreeMap<&'static str, &ModelInfo>,
-    actions: &mut Vec<Action>,
+    actions: &mut Vec<Step>,
     unsharded: &mut Vec<crate::setup::step::Unsharded>,
 ) -> Result<()> {
     use crate::setup::cluster;
@@ -66,7 +66,7 @@ pub(super) fn timeseries_drift(
     collection: &str,
     server: &ServerCollection,
     wanted: Option<&crate::model::timeseries::TimeSeriesSpec>,
-) -> Option<Action> {
+) -> Option<Step> {
     let described = match &server.timeseries {
         Some(options) => crate::model::timeseries::describe_server(options, server.expire),
         None => "a plain collection".to_owned(),
@@ -75,7 +75,7 @@ pub(super) fn timeseries_drift(
         (Some(spec), Some(options)) => spec.matches(options, server.expire),
         _ => false,
     };
-    (!agree).then(|| Action::TimeSeriesDiffers {
+    (!agree).then(|| Step::TimeSeriesDiffers {
         collection: collection.to_owned(),
         server: described,
         wanted: wanted.map_or_else(|| "a plain collection".to_owned(), |s| s.describe()),

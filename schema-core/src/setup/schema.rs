@@ -33,14 +33,14 @@ pub struct ModelInfo {
     /// The delete policies its references declare (`on_delete`).
     pub on_delete: Vec<RefPolicy>,
     /// Its declared relationships (embeds, references, links), for the
-    /// [diagram](crate::setup::diagram).
+    /// diagram.
     pub relations: Vec<crate::model::Relation>,
     /// The copies its fields hold (`#[copy]`).
     pub copies: Vec<crate::model::CopySpec>,
     /// Its shard key, when it declares one.
     pub shard_key: Option<crate::model::shard::ShardKey>,
     /// Its schema versions, when it names earlier shapes (see
-    /// [`versions`](crate::evolution::versions)): the plan counts its documents per
+    /// `versions`): the plan counts its documents per
     /// version.
     pub versions: Option<crate::model::schema_version::Versions>,
 }
@@ -171,7 +171,7 @@ impl Schema {
     }
 
     /// The delete policies of the models and their two-sided links (see
-    /// [`delete_policy`](crate::model::delete_policy)); refuses a cycle of cascades
+    /// `delete_policy`); refuses a cycle of cascades
     /// with [`Error::CascadeCycle`].
     pub fn policies(&self) -> Result<PolicyGraph> {
         let links = self

@@ -1,4 +1,4 @@
-//! The steps of a plan ([`Action`]): what setup would change on the server,
+//! The steps of a plan ([`Step`]): what setup would change on the server,
 //! each with how it is told and the command that applies it.
 
 use std::fmt;
@@ -12,7 +12,7 @@ use crate::model::index::IndexSpec;
 /// a `match` needs a `_` arm.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
-pub enum Action {
+pub enum Step {
     /// The collection is missing: create it with its validator.
     CreateCollection {
         /// Collection name.
@@ -107,7 +107,7 @@ pub enum Action {
     },
     /// On a mongos, a collection whose model declares a shard key is not
     /// sharded: shard it (after its indexes are created), with the
-    /// commands of [`sharding_commands`](Action::sharding_commands).
+    /// commands of [`sharding_commands`](Step::sharding_commands).
     ShardCollection {
         /// Collection name.
         collection: String,
@@ -138,31 +138,31 @@ pub enum Action {
     },
 }
 
-impl Action {
+impl Step {
     /// The collection it concerns.
     pub fn collection(&self) -> &str {
         match self {
-            Action::CreateCollection { collection, .. }
-            | Action::CreateTimeSeries { collection, .. }
-            | Action::TimeSeriesDiffers { collection, .. }
-            | Action::UpdateValidator { collection, .. }
-            | Action::ValidationLevel { collection, .. }
-            | Action::CreateIndex { collection, .. }
-            | Action::IndexVisibility { collection, .. }
-            | Action::ConflictingIndex { collection, .. }
-            | Action::ExtraIndex { collection, .. }
-            | Action::ShardCollection { collection, .. }
-            | Action::ShardKeyDiffers { collection, .. } => collection,
+            Step::CreateCollection { collection, .. }
+            | Step::CreateTimeSeries { collection, .. }
+            | Step::TimeSeriesDiffers { collection, .. }
+            | Step::UpdateValidator { collection, .. }
+            | Step::ValidationLevel { collection, .. }
+            | Step::CreateIndex { collection, .. }
+            | Step::IndexVisibility { collection, .. }
+            | Step::ConflictingIndex { collection, .. }
+            | Step::ExtraIndex { collection, .. }
+            | Step::ShardCollection { collection, .. }
+            | Step::ShardKeyDiffers { collection, .. } => collection,
         }
     }
 
     /// The commands `sync` sends to the admin database for this step, in
-    /// order, as documents: for [`Action::ShardCollection`],
+    /// order, as documents: for [`Step::ShardCollection`],
     /// `{enableSharding: db}` (servers before 6.0) then `{shardCollection:
     /// "db.coll", key: {...}}`; nothing for the other steps.
     pub fn sharding_commands(&self) -> Vec<Document> {
         match self {
-            Action::ShardCollection {
+            Step::ShardCollection {
                 namespace,
                 key,
                 enable_sharding,
@@ -176,47 +176,47 @@ impl Action {
     pub fn is_drift(&self) -> bool {
         matches!(
             self,
-            Action::ConflictingIndex { .. }
-                | Action::ExtraIndex { .. }
-                | Action::ValidationLevel { .. }
-                | Action::TimeSeriesDiffers { .. }
-                | Action::ShardKeyDiffers { .. }
+            Step::ConflictingIndex { .. }
+                | Step::ExtraIndex { .. }
+                | Step::ValidationLevel { .. }
+                | Step::TimeSeriesDiffers { .. }
+                | Step::ShardKeyDiffers { .. }
         )
     }
 
     pub(crate) fn verb(&self) -> &'static str {
         match self {
-            Action::CreateCollection { .. } => "create collection",
-            Action::CreateTimeSeries { .. } => "create time series",
-            Action::TimeSeriesDiffers { .. } => "drift: collection kind",
-            Action::UpdateValidator { .. } => "update validator",
-            Action::ValidationLevel { .. } => "drift: validation level",
-            Action::CreateIndex { .. } => "create index",
-            Action::IndexVisibility { hidden: true, .. } => "hide index",
-            Action::IndexVisibility { hidden: false, .. } => "unhide index",
-            Action::ConflictingIndex { .. } => "drift: index differs",
-            Action::ExtraIndex { .. } => "drift: extra index",
-            Action::ShardCollection { .. } => "shard collection",
-            Action::ShardKeyDiffers { .. } => "drift: shard key",
+            Step::CreateCollection { .. } => "create collection",
+            Step::CreateTimeSeries { .. } => "create time series",
+            Step::TimeSeriesDiffers { .. } => "drift: collection kind",
+            Step::UpdateValidator { .. } => "update validator",
+            Step::ValidationLevel { .. } => "drift: validation level",
+            Step::CreateIndex { .. } => "create index",
+            Step::IndexVisibility { hidden: true, .. } => "hide index",
+            Step::IndexVisibility { hidden: false, .. } => "unhide index",
+            Step::ConflictingIndex { .. } => "drift: index differs",
+            Step::ExtraIndex { .. } => "drift: extra index",
+            Step::ShardCollection { .. } => "shard collection",
+            Step::ShardKeyDiffers { .. } => "drift: shard key",
         }
     }
 
     pub(crate) fn detail(&self) -> String {
         match self {
-            Action::CreateCollection { validator, .. } => {
+            Step::CreateCollection { validator, .. } => {
                 format!("with validator ({} properties)", property_count(validator))
             }
-            Action::CreateTimeSeries { timeseries, .. } => format!(
+            Step::CreateTimeSeries { timeseries, .. } => format!(
                 "{}, no validator (a time-series collection takes none)",
                 timeseries.describe()
             ),
-            Action::TimeSeriesDiffers { server, wanted, .. } => format!(
+            Step::TimeSeriesDiffers { server, wanted, .. } => format!(
                 "server: {server} | model: {wanted}; left alone (nothing is converted in place): \
                  create the collection under a new name as the model declares it, copy the \
                  documents into it (e.g. an aggregation ending with `$out` to it), then drop or \
                  rename the old one and sync again"
             ),
-            Action::UpdateValidator {
+            Step::UpdateValidator {
                 current,
                 wanted,
                 violators,
@@ -235,7 +235,7 @@ impl Action {
                 }
                 detail
             }
-            Action::ValidationLevel {
+            Step::ValidationLevel {
                 current, violators, ..
             } => {
                 if violators.is_empty() {
@@ -247,8 +247,8 @@ impl Action {
                     )
                 }
             }
-            Action::CreateIndex { spec, .. } => spec.to_string(),
-            Action::IndexVisibility { name, hidden, .. } => format!(
+            Step::CreateIndex { spec, .. } => spec.to_string(),
+            Step::IndexVisibility { name, hidden, .. } => format!(
                 "{name} (collMod; the index stays built, {})",
                 if *hidden {
                     "the planner stops using it"
@@ -256,13 +256,13 @@ impl Action {
                     "the planner may use it again"
                 }
             ),
-            Action::ConflictingIndex { server, wanted, .. } => {
+            Step::ConflictingIndex { server, wanted, .. } => {
                 format!("server: {server} | model: {wanted}")
             }
-            Action::ExtraIndex { index, .. } => {
+            Step::ExtraIndex { index, .. } => {
                 format!("{index} (left alone unless dropping is asked)")
             }
-            Action::ShardCollection {
+            Step::ShardCollection {
                 namespace,
                 key,
                 enable_sharding,
@@ -275,7 +275,7 @@ impl Action {
                 };
                 format!("{namespace} on {key}{first}")
             }
-            Action::ShardKeyDiffers {
+            Step::ShardKeyDiffers {
                 server,
                 wanted,
                 suggested,

@@ -21,7 +21,7 @@ use crate::setup::apply::{apply, SyncOptions, SyncReport};
 use crate::setup::plan::{diff_indexes, Plan};
 use crate::setup::read::*;
 use crate::setup::schema::Schema;
-use crate::setup::step::{Action, VersionCount};
+use crate::setup::step::{Step, VersionCount};
 
 impl Schema {
     /// Compares the models with the server and returns what setup would do.
@@ -33,7 +33,7 @@ impl Schema {
     /// `find` of the documents that fail the model's validator (a scan of
     /// the collection: validators change rarely); and, when a model declares
     /// a shard key, `hello` and (on a mongos) one `find` of
-    /// `config.collections` (see [`shard`](crate::model::shard)).
+    /// `config.collections` (see `shard`).
     pub async fn plan(&self, db: &Database) -> Result<Plan> {
         self.check()?;
         check_transactions(self, db).await?;
@@ -60,7 +60,7 @@ impl Schema {
         for ((collection, model), (server_indexes, violators)) in models.iter().zip(found) {
             let violators = violators.unwrap_or_default();
             match (existing.get(*collection), &model.timeseries) {
-                (None, Some(timeseries)) => actions.push(Action::CreateTimeSeries {
+                (None, Some(timeseries)) => actions.push(Step::CreateTimeSeries {
                     collection: collection.to_string(),
                     timeseries: *timeseries,
                 }),
@@ -69,14 +69,14 @@ impl Schema {
                         actions.push(drift);
                     }
                 }
-                (None, None) => actions.push(Action::CreateCollection {
+                (None, None) => actions.push(Step::CreateCollection {
                     collection: collection.to_string(),
                     validator: model.validator.clone(),
                 }),
                 (Some(server), _)
                     if !same_validator(server.validator.as_ref(), &model.validator) =>
                 {
-                    actions.push(Action::UpdateValidator {
+                    actions.push(Step::UpdateValidator {
                         collection: collection.to_string(),
                         current: server.validator.clone(),
                         wanted: model.validator.clone(),
@@ -88,7 +88,7 @@ impl Schema {
                         level: Some(level), ..
                     }),
                     _,
-                ) => actions.push(Action::ValidationLevel {
+                ) => actions.push(Step::ValidationLevel {
                     collection: collection.to_string(),
                     current: level.clone(),
                     violators,
@@ -97,7 +97,7 @@ impl Schema {
             }
             // Another kind of collection than the model's: its indexes wait
             // for the collection to be made right.
-            let kind_differs = matches!(actions.last(), Some(Action::TimeSeriesDiffers { collection: c, .. }) if c == collection);
+            let kind_differs = matches!(actions.last(), Some(Step::TimeSeriesDiffers { collection: c, .. }) if c == collection);
             if !kind_differs {
                 let server_indexes = without_implicit(existing.get(*collection), server_indexes);
                 diff_indexes(collection, &model.indexes, &server_indexes, &mut actions);
@@ -125,7 +125,7 @@ impl Schema {
         }))
         .await?;
         Ok(Plan {
-            actions,
+            steps: actions,
             policies: self.policies()?,
             unsharded,
             versions,

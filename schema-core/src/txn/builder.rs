@@ -33,7 +33,7 @@ macro_rules! attempt_loop {
 /// A transaction to run: made by [`transaction`], set up with
 /// [`session`](Self::session), [`options`](Self::options) and
 /// [`retry`](Self::retry), then run with [`run`](Self::run) or
-/// [`run_with`](Self::run_with). See the [module docs](crate::txn).
+/// [`run_with`](Self::run_with). See the module docs.
 #[must_use = "a transaction does nothing until it is run"]
 #[derive(Debug)]
 pub struct Transaction<'a> {

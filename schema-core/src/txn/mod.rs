@@ -28,7 +28,7 @@
 //! ```no_run
 //! # async fn demo(client: mongodb::Client) -> schema_core::Result<()> {
 //! use schema_core::bson::{doc, Document};
-//! use schema_core::txn::transaction;
+//! use schema_core::transaction;
 //!
 //! let db = client.database("school");
 //! let students = db.collection::<Document>("students");

@@ -15,7 +15,7 @@ use std::time::Duration;
 ///
 /// ```
 /// use std::time::Duration;
-/// use schema_core::txn::{Jitter, RetryPolicy};
+/// use schema_core::{Jitter, RetryPolicy};
 ///
 /// // Give up sooner, and pause the longest each time (a test's fixed clock).
 /// let policy = RetryPolicy {

@@ -207,7 +207,7 @@ impl<P: OutsideArrays> OutsideArrays for Below<P, One> {}
 
 /// The path `P` of a bucket model's items array
 /// (`#[document(bucket(items = ...))]`): it filters like `P`, but takes no
-/// typed update (see [`OutsideBuckets`]).
+/// typed update (see `OutsideBuckets`).
 pub struct BucketItemsPath<P>(Owns<P>);
 
 // Not offered in the messages about other paths.
@@ -227,7 +227,7 @@ impl<P: OutsideArrays> OutsideArrays for BucketItemsPath<P> {}
 #[diagnostic::on_unimplemented(
     message = "this is the items array of `{M}`, a bucket: a typed update of it would bypass the bucket's count",
     label = "the items of a `#[document(bucket(...))]` model",
-    note = "add items with `schema_core::growth::Buckets::<{M}>::new(&db).push(&parent, &item)`: it fills the parent's newest bucket, counts the item and opens the next bucket when one is full; `Buckets::trim` removes the oldest items and keeps the counts"
+    note = "add items with `schema_core::Buckets::<{M}>::new(&db).push(&parent, &item)`: it fills the parent's newest bucket, counts the item and opens the next bucket when one is full; `Buckets::trim` removes the oldest items and keeps the counts"
 )]
 pub trait OutsideBuckets<M> {}
 // Not listed in the message: they are every other path.
@@ -243,7 +243,7 @@ impl<M, P, C> OutsideBuckets<M> for Below<P, C> {}
 /// The content of an internally or adjacently tagged enum below path `P`
 /// (`#[serde(tag = "type")]`, `#[serde(tag = "t", content = "c")]`): the
 /// prefix of its variants' fields and of its tag. It filters, sorts and is
-/// indexed like `P`, but takes no typed update (see [`OutsideVariants`]).
+/// indexed like `P`, but takes no typed update (see `OutsideVariants`).
 pub struct Variants<P>(Owns<P>);
 
 // Not offered in the messages about other paths.

@@ -8,7 +8,7 @@ impl<M: Document> Repo<M> {
     /// Returns whether it existed.
     ///
     /// The `on_delete` policies that any model declares toward `M` run
-    /// first (see [`delete_policy`](crate::model::delete_policy): restrict,
+    /// first (see `delete_policy`: restrict,
     /// cascade through as many levels as declared, set_null, unset), and a
     /// model with two-sided links (`#[many_to_many(two_sided)]`) pulls the
     /// id of each document deleted from the inverse array of every document

@@ -5,7 +5,7 @@
 //!
 //! ```no_run
 //! # use schema_core::prelude::*;
-//! # use schema_core::write::ReturnDocument;
+//! # use schema_core::ReturnDocument;
 //! # use serde::{Deserialize, Serialize};
 //! # #[derive(Document, Serialize, Deserialize)]
 //! # #[document(collection = "counters")]
@@ -66,7 +66,7 @@ use mongodb::options::Collation;
 use mongodb::ClientSession;
 
 mod delete;
-pub mod embed;
+pub(crate) mod embed;
 mod insert;
 mod options;
 mod update;

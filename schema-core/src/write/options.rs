@@ -74,7 +74,7 @@ impl<T> Action<'_, T, FindOneAndUpdateOptions> {
     ///
     /// ```no_run
     /// # use schema_core::prelude::*;
-    /// # use schema_core::write::ReturnDocument;
+    /// # use schema_core::ReturnDocument;
     /// # use serde::{Deserialize, Serialize};
     /// # #[derive(Document, Serialize, Deserialize)]
     /// # #[document(collection = "counters")]
@@ -235,7 +235,7 @@ macro_rules! filter_options {
             ///
             /// ```no_run
             /// # use schema_core::prelude::*;
-            /// # use schema_core::collation::IndexCollation;
+            /// # use schema_core::IndexCollation;
             /// # use serde::{Deserialize, Serialize};
             /// # #[derive(Document, Serialize, Deserialize)]
             /// # #[document(collection = "members",

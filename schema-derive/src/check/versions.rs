@@ -12,7 +12,7 @@ use crate::ast::{Derive, Input};
 use crate::attr::{FieldKind, OnDelete};
 use crate::ctxt::Ctxt;
 
-/// The stored name of the version field (`schema_core::versions::VERSION_FIELD`).
+/// The stored name of the version field (`schema_core::VERSION_FIELD`).
 const VERSION_FIELD: &str = "schemaVersion";
 
 pub(super) fn check(cx: &Ctxt, input: &Input) {

@@ -4,7 +4,7 @@
 //! A reference's index is `{ref: 1, sort: dir, _id: dir}` (`{ref: 1, _id: 1}`
 //! without a sort key, `{ref: 1[, sort: dir]}` when `unique`): the `_id` last
 //! gives equal sort values one order, which keyset pages rely on (see
-//! `schema_core::relation::reference`).
+//! `schema_core::reference`).
 
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;

@@ -87,7 +87,7 @@ pub fn expand(input: &Input) -> TokenStream {
 
 /// The model's delete policies registered at link time, one entry per
 /// reference with `on_delete` and a `to` type, so that deleting a document
-/// of that type runs them (`schema_core::delete_policy::Dependent`).
+/// of that type runs them (`schema_core::Dependent`).
 pub fn dependents(input: &Input) -> TokenStream {
     let p = private(input);
     let ident = input.ident;

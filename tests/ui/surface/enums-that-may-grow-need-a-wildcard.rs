@@ -1,6 +1,6 @@
 // Enums that may gain variants are `#[non_exhaustive]`: a `match` outside
 // the crate needs a `_` arm, so a new variant is not a breaking change.
-use schema_core::plan::Action;
+use schema_core::Step;
 use schema_core::{AsymmetryKind, Error, IndexOrigin, Keep, OnViolations, Relation};
 
 fn error(e: &Error) -> &'static str {
@@ -9,14 +9,14 @@ fn error(e: &Error) -> &'static str {
     }
 }
 
-fn action(a: &Action) -> &'static str {
+fn action(a: &Step) -> &'static str {
     match a {
-        Action::CreateCollection { .. }
-        | Action::UpdateValidator { .. }
-        | Action::ValidationLevel { .. }
-        | Action::CreateIndex { .. }
-        | Action::ConflictingIndex { .. }
-        | Action::ExtraIndex { .. } => "step",
+        Step::CreateCollection { .. }
+        | Step::UpdateValidator { .. }
+        | Step::ValidationLevel { .. }
+        | Step::CreateIndex { .. }
+        | Step::ConflictingIndex { .. }
+        | Step::ExtraIndex { .. } => "step",
     }
 }
 

@@ -17,7 +17,7 @@ struct Person {
     first: String,
 }
 
-impl schema_core::versions::Upgrade<PersonV1> for Person {
+impl schema_core::Upgrade<PersonV1> for Person {
     fn upgrade(old: PersonV1) -> Result<Self, String> {
         Ok(Person { id: old.id, first: old.name })
     }

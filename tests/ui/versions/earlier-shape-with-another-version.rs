@@ -28,13 +28,13 @@ struct Person {
     email: String,
 }
 
-impl schema_core::versions::Upgrade<PersonV1> for PersonV2 {
+impl schema_core::Upgrade<PersonV1> for PersonV2 {
     fn upgrade(old: PersonV1) -> Result<Self, String> {
         Ok(PersonV2 { id: old.id, first: old.name })
     }
 }
 
-impl schema_core::versions::Upgrade<PersonV2> for Person {
+impl schema_core::Upgrade<PersonV2> for Person {
     fn upgrade(old: PersonV2) -> Result<Self, String> {
         let email = format!("{}@example.org", old.first);
         Ok(Person { id: old.id, first: old.first, email })

@@ -19,7 +19,7 @@ struct Person {
     revision: i32,
 }
 
-impl schema_core::versions::Upgrade<PersonV1> for Person {
+impl schema_core::Upgrade<PersonV1> for Person {
     fn upgrade(old: PersonV1) -> Result<Self, String> {
         Ok(Person { id: old.id, first: old.name, revision: 1 })
     }

@@ -26,7 +26,7 @@ struct Person {
     first: String,
 }
 
-impl schema_core::versions::Upgrade<PersonV2> for Person {
+impl schema_core::Upgrade<PersonV2> for Person {
     fn upgrade(old: PersonV2) -> Result<Self, String> {
         Ok(Person { id: old.id, first: old.first })
     }

@@ -34,7 +34,7 @@ struct Fan {
     member_of: String,
 }
 
-impl schema_core::versions::Upgrade<FanV1> for Fan {
+impl schema_core::Upgrade<FanV1> for Fan {
     fn upgrade(old: FanV1) -> Result<Self, String> {
         Ok(Fan { id: old.id, first: old.name, favourite: None, follows: None, member_of: String::new() })
     }

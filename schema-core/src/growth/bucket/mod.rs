@@ -45,7 +45,7 @@
 //!
 //! ```no_run
 //! # use schema_core::prelude::*;
-//! # use schema_core::growth::Buckets;
+//! # use schema_core::Buckets;
 //! # use schema_core::bson::{oid::ObjectId, DateTime};
 //! # use serde::{Deserialize, Serialize};
 //! #[derive(Embedded, Serialize, Deserialize, Clone, Debug)]
@@ -143,7 +143,7 @@ pub trait Bucket: Document {
     const BUCKET: BucketSpec;
 }
 
-/// The bucket pattern's helpers for model `M` (see the [module docs](self)).
+/// The bucket pattern's helpers for model `M` (see the module docs).
 pub struct Buckets<M: Bucket> {
     repo: Repo<M>,
     /// The newest bucket pushed to of each parent (by the parent's id as

@@ -1,8 +1,8 @@
 //! Index specifications generated from a model's attributes.
 
-pub mod collation;
+pub(crate) mod collation;
 pub(crate) mod server;
-pub mod text;
+pub(crate) mod text;
 
 use std::fmt;
 use std::time::Duration;
@@ -51,7 +51,7 @@ pub enum IndexKind {
     Sphere2d,
     /// Every key a text field (`{title: "text", body: "text"}`): the one
     /// text index of a collection, which `$text` searches need (see
-    /// [`text_index`](crate::model::index::text)).
+    /// `text_index`).
     Text,
 }
 
@@ -83,11 +83,11 @@ pub enum IndexOrigin {
     Bucket,
     /// `#[document(shard_key(...))]`: the index a shard key needs, when no
     /// other declared index starts with its fields (see
-    /// [`shard`](crate::model::shard)).
+    /// `shard`).
     ShardKey,
     /// `#[document(migrate_from(...))]`: the version field's index, that
     /// [`Repo::migrate`](crate::Repo::migrate) finds the documents at an
-    /// earlier version by (see [`versions`](crate::evolution::versions)).
+    /// earlier version by (see `versions`).
     SchemaVersion,
 }
 
@@ -120,7 +120,7 @@ pub struct IndexSpec {
     /// when it carries the same collation, so the index guard counts on it
     /// only for a query sent with it
     /// ([`Find::collation`](crate::query::Find::collation); see
-    /// [`collation`]).
+    /// `collation`).
     pub collation: Option<IndexCollation>,
     /// A text index's weights and default language
     /// ([`IndexKind::Text`]).

@@ -31,10 +31,10 @@ pub struct ServerIndex {
     pub partial_filter: Option<Document>,
     /// `hidden`.
     pub hidden: bool,
-    /// The collation's locale and strength (see [`collation`]).
+    /// The collation's locale and strength (see `collation`).
     pub collation: Option<IndexCollation>,
     /// A text index's fields, weights and languages (see
-    /// [`text_index`](crate::model::index::text)); its `keys` are then its fields,
+    /// `text_index`); its `keys` are then its fields,
     /// each `"text"`, by name.
     pub text: Option<TextShape>,
 }

@@ -44,7 +44,7 @@ impl Drop for Level {
 ///
 /// ```
 /// use schema_core::BsonSchema;
-/// use schema_core::schema_depth::schema_of;
+/// use schema_core::schema_of;
 ///
 /// // A hand-written schema that recurses through a container of this crate.
 /// struct Tree;

@@ -2,7 +2,7 @@
 //! ([`BsonSchema`]), and the building blocks the derive's generated code calls
 //! (through `__private`) to describe objects, enums and bounded arrays.
 
-pub mod depth;
+pub(crate) mod depth;
 pub(crate) mod impls;
 
 use bson::{doc, Bson, Document};

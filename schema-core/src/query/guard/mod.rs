@@ -45,7 +45,7 @@ use search::Search;
 ///     views: i64,
 /// }
 ///
-/// let check = schema_core::query::check::<Post>;
+/// let check = schema_core::check::<Post>;
 /// assert!(check(&doc! { "_id": "p1" }, None).is_ok());
 /// assert!(check(&doc! { "authorId": "ada" }, Some(&doc! { "at": -1 })).is_ok());
 /// assert!(check(&doc! { "title": { "$in": ["a", "b"] } }, None).is_ok());

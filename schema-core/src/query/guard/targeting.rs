@@ -35,7 +35,7 @@ pub enum Targeting {
 ///
 /// ```
 /// use schema_core::prelude::*;
-/// use schema_core::query::{targeting, Targeting};
+/// use schema_core::{targeting, Targeting};
 /// use schema_core::bson::doc;
 /// use serde::{Deserialize, Serialize};
 ///

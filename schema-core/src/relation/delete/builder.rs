@@ -17,8 +17,8 @@ use crate::txn::{RetryPolicy, TxnConfig, TxnState};
 
 impl Schema {
     /// Deletes the `P` with `id` and, by the delete policies of this
-    /// schema's models, what references it (see the [module
-    /// docs](crate::relation::delete)). Refuses a cycle of cascades first
+    /// schema's models, what references it (see the book's chapter on delete
+    /// policies). Refuses a cycle of cascades first
     /// ([`Error::CascadeCycle`]).
     pub fn delete<'a, P: Document>(&'a self, db: &'a Database, id: &'a P::Id) -> Delete<'a, P> {
         Delete {
@@ -47,8 +47,8 @@ pub struct Delete<'a, P: Document> {
 impl<'a, P: Document> Delete<'a, P> {
     /// Deletes in batches of at most `size` children per command, each
     /// command on its own instead of one transaction (for a family too
-    /// large for one): resumable and idempotent, see the [module
-    /// docs](crate::relation::delete).
+    /// large for one): resumable and idempotent, see the book's chapter on
+    /// delete policies.
     pub fn batched(mut self, size: u32) -> Self {
         self.batch = Some(size.max(1));
         self

@@ -18,7 +18,7 @@
 //! [`Links::verify`] reports edges that only one side records, dangling ids
 //! and arrays over their max; [`Links::repair`] fixes the asymmetric edges.
 
-pub mod combine;
+pub(crate) mod combine;
 mod queue;
 mod repair;
 mod report;
@@ -105,7 +105,7 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
 
     /// Whether concurrent two-sided links into one document (through this
     /// `Links` and its clones) are combined into one transaction (on by
-    /// default; see [`combine`]).
+    /// default; see `combine`).
     pub fn with_combining(mut self, combining: bool) -> Self {
         self.combining = combining;
         self
@@ -202,7 +202,7 @@ impl<M: Document, C, R: Document> Links<M, C, R> {
     /// Two-sided links into one `right` that arrive while another is being
     /// written (through this `Links` or its clones, without a session) are
     /// combined into the next transaction, each caller still getting its
-    /// own result after the commit (see [`combine`]).
+    /// own result after the commit (see `combine`).
     /// Fails with [`Error::LinkFull`] or [`Error::NotFound`], writing nothing.
     ///
     /// In a [`session`](Action::session), two-sided, it joins the caller's

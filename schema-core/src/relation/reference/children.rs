@@ -41,7 +41,7 @@ impl<C: Document> Repo<C> {
     }
 }
 
-/// The children of one parent (see the [module docs](super)).
+/// The children of one parent (see the module docs).
 pub struct Children<'r, C: Document, T, P> {
     repo: &'r Repo<C>,
     field: RefField<C, T, P>,

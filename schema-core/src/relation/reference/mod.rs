@@ -77,5 +77,4 @@
 mod children;
 mod parents;
 
-pub use crate::query::keyset::{Cursor, Page};
 pub use children::{Children, DEFAULT_PAGE_SIZE};

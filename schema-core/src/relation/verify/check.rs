@@ -44,7 +44,7 @@ pub struct LinkCheck {
 pub struct CopyCheck {
     /// The holders' collection.
     pub collection: &'static str,
-    /// What [`Copies::verify`](crate::relation::Copies::verify) reports of it.
+    /// What [`Copies::verify`](crate::Copies::verify) reports of it.
     pub report: CopyReport,
 }
 
@@ -58,7 +58,7 @@ impl SchemaCheck {
 
 impl Schema {
     /// Checks the links and copies of every model (see the
-    /// [module docs](crate::relation::verify)): reads only.
+    /// module docs): reads only.
     pub async fn verify(&self, db: &Database) -> Result<SchemaCheck> {
         let mut check = SchemaCheck::default();
         for link in self.links() {

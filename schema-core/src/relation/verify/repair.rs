@@ -26,7 +26,7 @@ impl Schema {
     /// every document written is stamped with its model's version and
     /// `updated_at`, as by the link helpers. Arrays over their max are
     /// reported and left alone (which ids to drop is the caller's choice);
-    /// copies are repaired by [`Copies::repair`](crate::relation::Copies::repair).
+    /// copies are repaired by [`Copies::repair`](crate::Copies::repair).
     ///
     /// With [`RepairOptions::dry_run`] it writes nothing and reports what
     /// it would change.

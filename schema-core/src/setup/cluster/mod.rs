@@ -14,7 +14,7 @@ use mongodb::Client;
 use crate::error::{Error, Result};
 use crate::model::index::server::same_key_order;
 use crate::model::shard::ShardKey;
-use crate::setup::step::{Action, Unsharded};
+use crate::setup::step::{Step, Unsharded};
 
 /// The wire version of MongoDB 5.0, the first with `reshardCollection`.
 const WIRE_5_0: i32 = 13;
@@ -86,15 +86,15 @@ pub(crate) fn by_namespace(entries: Vec<Document>) -> BTreeMap<String, Document>
 
 /// The sharding steps for `wanted` (collection and shard key of each model
 /// that declares one) in `database`: on a mongos, shard what is not
-/// sharded ([`Action::ShardCollection`]) and report what is sharded on
-/// another key ([`Action::ShardKeyDiffers`]); elsewhere, list every such
+/// sharded ([`Step::ShardCollection`]) and report what is sharded on
+/// another key ([`Step::ShardKeyDiffers`]); elsewhere, list every such
 /// collection as [`Unsharded`].
 pub(crate) fn plan(
     database: &str,
     deployment: Deployment,
     wanted: &[(&str, ShardKey)],
     sharded: &BTreeMap<String, Document>,
-    actions: &mut Vec<Action>,
+    actions: &mut Vec<Step>,
     unsharded: &mut Vec<Unsharded>,
 ) {
     for (collection, key) in wanted {
@@ -111,7 +111,7 @@ pub(crate) fn plan(
             .get(&namespace)
             .and_then(|e| e.get_document("key").ok())
         {
-            None => actions.push(Action::ShardCollection {
+            None => actions.push(Step::ShardCollection {
                 collection: (*collection).to_owned(),
                 namespace,
                 key: key_doc,
@@ -121,7 +121,7 @@ pub(crate) fn plan(
             Some(server) if same_key_order(server, &key_doc) => {}
             Some(server) => {
                 let suggested = suggestion(&namespace, server, &key_doc, deployment);
-                actions.push(Action::ShardKeyDiffers {
+                actions.push(Step::ShardKeyDiffers {
                     collection: (*collection).to_owned(),
                     namespace,
                     server: server.clone(),
@@ -157,7 +157,7 @@ fn suggestion(
     }
 }
 
-/// Runs a [`Action::ShardCollection`]'s commands on the admin database. A database whose sharding
+/// Runs a [`Step::ShardCollection`]'s commands on the admin database. A database whose sharding
 /// is already enabled (code 23, `AlreadyInitialized`, on servers before
 /// 4.0.3) is fine.
 pub(crate) async fn shard(

@@ -10,7 +10,7 @@ use crate::model::index::server::ServerIndex;
 use crate::model::index::{Direction, IndexKind, IndexOrigin, IndexSpec};
 use crate::model::shard::{with_supporting_index, ShardKey};
 use crate::setup::plan::diff_indexes;
-use crate::setup::step::Action;
+use crate::setup::step::Step;
 
 /// `hello` through a mongos of MongoDB 7.0 ("When connected to a mongos,
 /// the hello command returns a document that contains the string isdbgrid
@@ -71,7 +71,7 @@ fn planned(
     hello: &Document,
     wanted: &[(&str, ShardKey)],
     sharded: &[Document],
-) -> (Vec<Action>, Vec<crate::setup::plan::Unsharded>) {
+) -> (Vec<Step>, Vec<crate::setup::plan::Unsharded>) {
     let sharded = by_namespace(sharded.to_vec());
     let (mut actions, mut unsharded) = (Vec::new(), Vec::new());
     plan(
@@ -105,7 +105,7 @@ fn an_unsharded_collection_is_sharded_with_these_commands() {
         &[],
     );
     assert!(unsharded.is_empty());
-    let commands: Vec<Vec<Document>> = actions.iter().map(Action::sharding_commands).collect();
+    let commands: Vec<Vec<Document>> = actions.iter().map(Step::sharding_commands).collect();
     assert_eq!(
         commands,
         [
@@ -141,7 +141,7 @@ fn another_key_is_drift_with_the_command_to_change_it() {
     // The model adds `n` after the server's key: refine it in place.
     let shorter = config_entry("chat.messages", doc! { "roomId": 1 });
     let (actions, _) = planned(&mongos_hello(21), &[("messages", BY_ROOM)], &[shorter]);
-    let [Action::ShardKeyDiffers { suggested, .. }] = &actions[..] else {
+    let [Step::ShardKeyDiffers { suggested, .. }] = &actions[..] else {
         panic!("{actions:?}");
     };
     assert_eq!(
@@ -158,7 +158,7 @@ fn another_key_is_drift_with_the_command_to_change_it() {
         &[("messages", BY_ROOM)],
         std::slice::from_ref(&other),
     );
-    let [Action::ShardKeyDiffers { suggested, .. }] = &actions[..] else {
+    let [Step::ShardKeyDiffers { suggested, .. }] = &actions[..] else {
         panic!("{actions:?}");
     };
     assert_eq!(
@@ -166,14 +166,14 @@ fn another_key_is_drift_with_the_command_to_change_it() {
         Some(&doc! { "reshardCollection": "chat.messages", "key": { "roomId": 1, "n": 1 } })
     );
     let (actions, _) = planned(&mongos_hello(9), &[("messages", BY_ROOM)], &[other]);
-    let [Action::ShardKeyDiffers {
+    let [Step::ShardKeyDiffers {
         suggested: None, ..
     }] = &actions[..]
     else {
         panic!("{actions:?}");
     };
     let plan = crate::Plan {
-        actions,
+        steps: actions,
         ..Default::default()
     };
     assert!(
@@ -187,7 +187,7 @@ fn a_dropped_entry_is_not_sharded() {
     let mut entry = config_entry("chat.messages", doc! { "roomId": 1, "n": 1 });
     entry.insert("dropped", true);
     let (actions, _) = planned(&mongos_hello(21), &[("messages", BY_ROOM)], &[entry]);
-    assert!(matches!(&actions[..], [Action::ShardCollection { .. }]));
+    assert!(matches!(&actions[..], [Step::ShardCollection { .. }]));
 }
 
 #[test]
@@ -238,7 +238,7 @@ fn the_supporting_indexes_are_not_drift_once_listed() {
     let server = listed(&[doc! { "v": 2, "key": { "roomId": 1 }, "name": "roomId_hashed" }]);
     let hashed_room = with_supporting_index(Vec::new(), Some(ShardKey::hashed(&["roomId"])));
     diff_indexes("rooms", &hashed_room, &server, &mut actions);
-    assert!(matches!(&actions[..], [Action::ConflictingIndex { .. }]));
+    assert!(matches!(&actions[..], [Step::ConflictingIndex { .. }]));
 }
 
 #[test]

@@ -13,7 +13,7 @@ use std::marker::PhantomData;
 use crate::model::Document as Model;
 use crate::typed::path::{Below, Descend, Nested, NestedFields, Owns, Prefix};
 
-pub use compare::{Compare, CustomSerializer, Elem, Typed};
+pub use compare::{Compare, CustomSerializer, Typed};
 pub use embed::{EmbedField, Keep};
 pub use link::LinkField;
 pub use reference::RefField;
@@ -21,7 +21,7 @@ pub use tag::{Tag, TagField};
 
 /// A field of model `M` holding a `T`, at the stored path `P` (a
 /// [`Seg`](crate::typed::path::Seg) for the fields the derives generate, whose
-/// sub-document fields it dereferences to; see [`path`](super::path)).
+/// sub-document fields it dereferences to; see `path`).
 pub struct Field<M, T, P = ()> {
     name: &'static str,
     _marker: Owns<(M, T, P)>,

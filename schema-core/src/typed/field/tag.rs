@@ -26,7 +26,7 @@ impl<E> Compare<String> for Tag<E> {}
 /// misspelt variant would otherwise silently match nothing). It sorts
 /// (`asc`, `desc`), tests `exists`, and is indexed by its Rust path
 /// (`#[document(index(keys(kind.tag() = asc)))]`); it takes no typed update
-/// (see [`OutsideVariants`](crate::typed::path::OutsideVariants)).
+/// (see `OutsideVariants`).
 ///
 /// ```
 /// use schema_core::prelude::*;

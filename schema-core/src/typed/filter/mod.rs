@@ -51,7 +51,7 @@ use crate::error::{Error, Result};
 
 pub use node::{Node, Op, Predicate, PredicateKind};
 
-/// A query over the documents of model `M` (see the [module docs](self)).
+/// A query over the documents of model `M` (see the module docs).
 ///
 /// Built by the typed fields, combined with [`and`](Self::and) (`&`),
 /// [`or`](Self::or) (`|`) and [`not`](Self::not) (`!`); a plain

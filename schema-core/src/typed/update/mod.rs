@@ -64,7 +64,7 @@ use crate::typed::push::BoundedPush;
 
 pub use field::{DateField, Number, NumericField, Optional};
 
-/// One update document of model `M` (see the [module docs](self)).
+/// One update document of model `M` (see the module docs).
 #[must_use = "an update does nothing until a helper runs it"]
 pub struct Update<M> {
     parts: Result<Parts>,
@@ -178,7 +178,7 @@ impl<M> Update<M> {
         }))
     }
 
-    /// The update document and its guard (see [`UpdateParts`]), or the
+    /// The update document and its guard (see `UpdateParts`), or the
     /// error of a value in it, of two operations on one path, or of an
     /// update that changes nothing (a `push_all` of no items alone).
     pub fn into_parts(self) -> Result<UpdateParts> {
