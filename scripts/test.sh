@@ -33,9 +33,13 @@ cargo build --examples --features tracing
 echo "== tests (doctests, unit, trybuild, server-backed integration)"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
-cargo test -p schema-core --doc --features tracing,cli 2>&1 | tee -a "$log"
-# Every Rust snippet of the README (the root package's doctests).
-cargo test -p schema-workspace --doc --features tracing 2>&1 | tee -a "$log"
+# schema-core's doctests (with `tracing`, and `cli`, which the root package
+# turns on) and every Rust snippet of the README (the root package's
+# doctests), in one run: built alone, schema-core would unify its
+# dependencies' features without the root's dev-dependencies and build
+# serde_json, time, bson, the driver and itself once more for its doctests
+# alone; together they reuse the build of the examples above.
+cargo test -p schema-core -p schema-workspace --doc --features tracing 2>&1 | tee -a "$log"
 cargo test --workspace --lib --bins --tests 2>&1 | tee -a "$log"
 # The spans of the tracing feature (off in the run above, as by default).
 cargo test --features tracing --test tracing_spans 2>&1 | tee -a "$log"
