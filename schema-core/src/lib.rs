@@ -151,6 +151,22 @@ pub mod path {
     };
 }
 
+/// The traits the compile-time rules are made of. They are not called by
+/// hand: each names a rule in the messages the compiler prints when a model
+/// breaks it (`the trait ArrayWithoutMax<Vec<String>> is not implemented for
+/// AsField` for an array field without a bound), and the message's first
+/// line says what to write instead.
+pub mod rules {
+    pub use crate::model::bounded::{
+        ArrayWithoutMax, AsField, AsItem, Deeper, FreeForm, MapWithoutMax, NestedArray,
+        NestedMap, Nesting, NoDepthLeft,
+    };
+    pub use crate::model::id::{HoldsTargetId, IsTargetId, SingleId, SingleShardValue};
+    pub use crate::model::stamp::{TimestampField, VersionField};
+    pub use crate::model::{Replaceable, Updatable};
+    pub use crate::typed::field::{CustomSerializer, Elem};
+}
+
 /// Counting the commands a client sends, with the `tracing` feature.
 #[cfg(feature = "tracing")]
 pub mod trace {

@@ -13,7 +13,7 @@ use std::marker::PhantomData;
 use crate::model::Document as Model;
 use crate::typed::path::{Below, Descend, Nested, NestedFields, Owns, Prefix};
 
-pub use compare::{Compare, CustomSerializer, Typed};
+pub use compare::{Compare, CustomSerializer, Elem, Typed};
 pub use embed::{EmbedField, Keep};
 pub use link::LinkField;
 pub use reference::RefField;
