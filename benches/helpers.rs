@@ -632,7 +632,7 @@ async fn main() {
 
     let edges = Through::<User, Course>::new(&db, "enrollments", "userId", "courseId");
     let mut schema = Schema::new();
-    schema.push(edges.model_info());
+    schema = schema.with_info(edges.model_info());
     schema.sync(&db).await.expect("edge setup");
     let raw_edges = db.collection::<BsonDocument>("enrollments");
     let edges = &edges;

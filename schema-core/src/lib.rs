@@ -112,7 +112,7 @@ pub use relation::{
 };
 
 // Growing data: buckets.
-pub use growth::{Bucket, BucketCursor, BucketItems, BucketSpec, Buckets, ItemPage};
+pub use growth::{Bucket, BucketCursor, BucketItems, BucketSpec, Buckets};
 
 // Models that change.
 pub use evolution::versions::{MigrateOptions, Progress, Upgrade};
@@ -158,8 +158,8 @@ pub mod path {
 /// line says what to write instead.
 pub mod rules {
     pub use crate::model::bounded::{
-        ArrayWithoutMax, AsField, AsItem, Deeper, FreeForm, MapWithoutMax, NestedArray,
-        NestedMap, Nesting, NoDepthLeft,
+        ArrayWithoutMax, AsField, AsItem, Deeper, FreeForm, MapWithoutMax, NestedArray, NestedMap,
+        Nesting, NoDepthLeft,
     };
     pub use crate::model::id::{HoldsTargetId, IsTargetId, SingleId, SingleShardValue};
     pub use crate::model::stamp::{TimestampField, VersionField};

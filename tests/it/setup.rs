@@ -357,8 +357,7 @@ async fn an_index_the_server_refuses_is_named_with_its_keys_and_what_was_done_be
     ttl.name = "ttl_ab".to_owned();
     ttl.expire_after = Some(std::time::Duration::from_secs(60));
     ticket.indexes.insert(1, ttl);
-    let mut tickets = Schema::new();
-    tickets.push(ticket);
+    let tickets = Schema::new().with_info(ticket);
 
     let err = tickets.sync(&db).await.unwrap_err();
     let message = err.to_string();

@@ -6,4 +6,4 @@
 pub(crate) mod bucket;
 
 pub use crate::model::timeseries::{Granularity, TimeSeriesSpec};
-pub use bucket::{Bucket, BucketCursor, BucketItems, BucketSpec, Buckets, ItemPage};
+pub use bucket::{Bucket, BucketCursor, BucketItems, BucketSpec, Buckets};

@@ -39,7 +39,7 @@ impl<T: ?Sized> IdProbe<T> {
 pub trait SingleId {}
 
 /// Implemented by no type: the bound that reports a refused shard key
-/// field type (the same types as `_id`'s; see [`shard`]).
+/// field type (the same types as `_id`'s; see [`ShardKey`](crate::ShardKey)).
 #[diagnostic::on_unimplemented(
     message = "a shard key field cannot be `{Self}`: it may be null or hold several values",
     label = "a shard key field of type `{Self}`",

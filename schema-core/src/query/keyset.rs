@@ -26,15 +26,18 @@ use serde::{Deserialize, Serialize};
 use crate::model::index::Direction;
 use crate::model::Document;
 
-/// One page of documents and where the next one starts.
+/// One page and where the next one starts: what every paged helper returns
+/// (a query's `page`, `Children::page`, a join's pages with [`Cursor`]; a
+/// parent's bucketed items with
+/// [`BucketCursor`](crate::BucketCursor)).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
-pub struct Page<M> {
-    /// The documents, in page order.
-    pub items: Vec<M>,
+pub struct Page<T, C = Cursor> {
+    /// The documents or items, in page order.
+    pub items: Vec<T>,
     /// Where the next page starts; `None` when this page was not full (the
     /// last page may also be full, then the next one is empty).
-    pub next: Option<Cursor>,
+    pub next: Option<C>,
 }
 
 /// Where a page ended: the last sort values and `_id`, never an offset.

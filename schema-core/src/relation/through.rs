@@ -24,7 +24,7 @@
 //! # async fn demo(db: mongodb::Database) -> schema_core::Result<()> {
 //! let members = Through::<User, Group>::new(&db, "memberships", "userId", "groupId");
 //! let mut schema = Schema::new().with::<User>().with::<Group>();
-//! schema.push(members.model_info());
+//! schema = schema.with_info(members.model_info());
 //! schema.sync(&db).await?;
 //! members.link(&"u1".to_owned(), &"g1".to_owned()).await?;
 //! let groups: Vec<String> = members.rights_of(&"u1".to_owned(), None, 50).await?;
@@ -113,7 +113,7 @@ impl<L: Document, R: Document> Through<L, R> {
     }
 
     /// The edge collection as a model for setup: register it with
-    /// [`Schema::push`](crate::Schema::push) so that `sync` creates it, its
+    /// [`Schema::with_info`](crate::Schema::with_info) so that `sync` creates it, its
     /// validator (both ids required, no other field) and both indexes.
     pub fn model_info(&self) -> ModelInfo {
         ModelInfo {

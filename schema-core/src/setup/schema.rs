@@ -99,23 +99,18 @@ impl Schema {
     /// another model on a collection already taken is refused by
     /// [`check`](Self::check), [`plan`](Self::plan) and [`sync`](Self::sync).
     pub fn with<M: Document>(mut self) -> Self {
-        self.register::<M>();
-        self
-    }
-
-    /// Adds a model in place (see [`with`](Self::with)).
-    pub fn register<M: Document>(&mut self) -> &mut Self {
         let model = ModelInfo::of::<M>();
         if model.versions.is_some() && !self.migrations.iter().any(|(name, _)| *name == M::NAME) {
             self.migrations.push((M::NAME, migration::<M>()));
         }
-        self.push(model)
+        self.with_info(model)
     }
 
-    /// Adds a model described by hand (for models built at run time, and
-    /// the edge collection of a [`Through`](crate::Through)). A description
-    /// equal to one already added adds nothing.
-    pub fn push(&mut self, model: ModelInfo) -> &mut Self {
+    /// Adds a collection described by hand (for models built at run time,
+    /// and the edge collection of a [`Through`](crate::Through):
+    /// `schema.with_info(members.model_info())`). A description equal to one
+    /// already added adds nothing.
+    pub fn with_info(mut self, model: ModelInfo) -> Self {
         if !self.models.contains(&model) {
             self.models.push(model);
         }

@@ -32,7 +32,7 @@ macro_rules! attempt_loop {
 
 /// A transaction to run: made by [`transaction`], set up with
 /// [`session`](Self::session), [`options`](Self::options) and
-/// [`retry`](Self::retry), then run with [`run`](Self::run) or
+/// [`with_retry`](Self::with_retry), then run with [`run`](Self::run) or
 /// [`run_with`](Self::run_with). See the module docs.
 #[must_use = "a transaction does nothing until it is run"]
 #[derive(Debug)]
@@ -91,7 +91,7 @@ impl<'a> Transaction<'a> {
     }
 
     /// Retries within `policy` instead of [`RetryPolicy::default`].
-    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+    pub fn with_retry(mut self, policy: RetryPolicy) -> Self {
         self.policy = policy;
         self
     }

@@ -33,7 +33,7 @@ async fn edges_link_once_list_both_ways_by_keyset_and_unlink() {
     let db = support::fresh_db(&client, "through").await;
     let members = Through::<Member, Group>::new(&db, "memberships", "userId", "groupId");
     let mut schema = Schema::new().with::<Member>().with::<Group>();
-    schema.push(members.model_info());
+    schema = schema.with_info(members.model_info());
     schema.sync(&db).await.unwrap();
 
     let names: Vec<String> = db
@@ -112,7 +112,7 @@ async fn concurrent_links_of_one_pair_store_one_edge() {
     let db = support::fresh_db(&client, "through_race").await;
     let members = Through::<Member, Group>::new(&db, "memberships", "userId", "groupId");
     let mut schema = Schema::new();
-    schema.push(members.model_info());
+    schema = schema.with_info(members.model_info());
     schema.sync(&db).await.unwrap();
     let tasks: Vec<_> = (0..8)
         .map(|_| {

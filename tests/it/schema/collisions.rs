@@ -178,7 +178,7 @@ async fn an_edge_collection_named_like_a_models_collection_is_refused() {
     // The edges would land in `posts`, next to the posts themselves.
     let edges = Through::<Post, Group>::new(&db, "posts", "postId", "groupId");
     let mut schema = Schema::new().with::<Post>().with::<Group>();
-    schema.push(edges.model_info());
+    schema = schema.with_info(edges.model_info());
     let err = refused_before_sending(schema, "clash_through").await;
     assert!(
         matches!(
@@ -203,9 +203,9 @@ async fn the_same_model_or_edge_collection_registered_twice_is_kept_once() {
         .with::<Comment>()
         .with::<Group>()
         .with::<Post>();
-    schema.register::<Comment>();
-    schema.push(edges.model_info());
-    schema.push(edges.model_info());
+    schema = schema.with::<Comment>();
+    schema = schema.with_info(edges.model_info());
+    schema = schema.with_info(edges.model_info());
     let collections: Vec<&str> = schema.models().iter().map(|m| m.collection).collect();
     assert_eq!(collections, ["posts", "comments", "groups", "postGroups"]);
     schema.check().unwrap();

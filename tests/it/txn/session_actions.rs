@@ -79,7 +79,7 @@ async fn every_helper_given_a_session_joins_the_callers_transaction() {
     let db = support::fresh_db(&client, "action_session").await;
     let through = Through::<User, Course>::new(&db, "enrolments", "userId", "courseId");
     let mut schema = models::school::schema().with::<Post>().with::<User>();
-    schema.push(through.model_info());
+    schema = schema.with_info(through.model_info());
     schema.sync(&db).await.unwrap();
     let posts = Repo::<Post>::new(&db);
     let students = Repo::<Student>::new(&db);

@@ -830,7 +830,7 @@ mod prose {
             ..RetryPolicy::default()
         };
         let err = transaction(&t.client)
-            .retry(policy)
+            .with_retry(policy)
             .run(async |s| {
                 insert_one(&t.coll, s, 1).await?;
                 // Past the deadline before the error is seen.
@@ -869,7 +869,7 @@ mod prose {
         )
         .await;
         let err = transaction(&t.client)
-            .retry(policy)
+            .with_retry(policy)
             .run(async |s| {
                 tokio::time::sleep(Duration::from_millis(150)).await;
                 insert_one(&t.coll, s, 1).await
@@ -923,7 +923,7 @@ mod prose {
         };
         let start = Instant::now();
         transaction(&t.client)
-            .retry(policy)
+            .with_retry(policy)
             .run(async |s| insert_one_fresh(&t.coll, s).await)
             .await
             .unwrap();

@@ -256,7 +256,7 @@ async fn an_edge_collection_holds_its_two_ids_only() {
     let db = support::fresh_db(&client, "closed_edges").await;
     let edges = Through::<Room, OpenRoom>::new(&db, "edges", "roomId", "openId");
     let mut schema = Schema::new().with::<Room>().with::<OpenRoom>();
-    schema.push(edges.model_info());
+    schema = schema.with_info(edges.model_info());
     schema.sync(&db).await.unwrap();
     edges.link(&"r".to_owned(), &"o".to_owned()).await.unwrap();
     let raw = db.collection::<BsonDocument>("edges");

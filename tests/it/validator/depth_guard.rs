@@ -113,7 +113,7 @@ fn the_guard_leaves_no_depth_behind_after_a_failure() {
     for _ in 0..3 {
         let _ = panic_message(Book::validator);
     }
-    let nested = schema_core::__private::schema_of::<Option<Vec<String>>>();
+    let nested = schema_core::schema_of::<Option<Vec<String>>>();
     assert_eq!(
         nested,
         bson::doc! { "bsonType": ["array", "null"], "items": { "bsonType": "string" } }

@@ -1,5 +1,5 @@
 //! Reading a parent's items: the newest `k`, and pages of them newest first
-//! ([`BucketItems`], [`ItemPage`], [`BucketCursor`]).
+//! ([`BucketItems`], a [`Page`](crate::Page) of items, [`BucketCursor`]).
 
 use super::*;
 
@@ -40,17 +40,6 @@ pub struct BucketCursor {
     pub index: u32,
 }
 
-/// One page of items, and where the next one starts (`None` when this one
-/// was not full).
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct ItemPage<T> {
-    /// The items, in the page's order.
-    pub items: Vec<T>,
-    /// Where the next page starts.
-    pub next: Option<BucketCursor>,
-}
-
 /// A page of a parent's items (see [`Buckets::items`]).
 #[must_use = "a query does nothing until it is awaited"]
 pub struct BucketItems<'a, M: Bucket> {
@@ -77,7 +66,7 @@ impl<'a, M: Bucket> BucketItems<'a, M> {
     /// One page of at most `size` items: one `find` of `ceil(size / max) + 1`
     /// buckets on the `(parent, seq)` index (more only when buckets hold
     /// fewer items than `max`, after a trim).
-    pub fn page(self, size: u32) -> Action<'a, ItemPage<M::Item>> {
+    pub fn page(self, size: u32) -> Action<'a, Page<M::Item, BucketCursor>> {
         Action::new(M::COLLECTION, "bucket_page", (), move |s, ()| {
             self.page_opt(s, size)
         })
@@ -111,7 +100,7 @@ impl<'a, M: Bucket> BucketItems<'a, M> {
         self,
         mut session: Option<&mut ClientSession>,
         size: u32,
-    ) -> Result<ItemPage<M::Item>> {
+    ) -> Result<Page<M::Item, BucketCursor>> {
         let spec = M::BUCKET;
         let parent = self.buckets.parent_bson(self.parent)?;
         self.buckets.require_index().await?;
@@ -192,6 +181,6 @@ impl<'a, M: Bucket> BucketItems<'a, M> {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(ItemPage { items, next })
+        Ok(Page { items, next })
     }
 }

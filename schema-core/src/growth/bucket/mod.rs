@@ -89,7 +89,7 @@ mod items;
 mod push;
 mod trim;
 
-pub use items::{BucketCursor, BucketItems, ItemPage};
+pub use items::{BucketCursor, BucketItems};
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -107,6 +107,7 @@ use crate::model::codec::value_to_bson;
 use crate::model::index::name_of_key_document;
 use crate::model::Document;
 use crate::query::explain::{explain_find, FindShape, PlanSummary};
+use crate::query::Page;
 use crate::repo::Repo;
 use crate::txn::with_session;
 

@@ -55,7 +55,7 @@ impl<'a, P: Document> Delete<'a, P> {
     }
 
     /// The retry policy of its transaction (the helpers' default otherwise).
-    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+    pub fn with_retry(mut self, policy: RetryPolicy) -> Self {
         self.txn.policy = policy;
         self
     }
