@@ -417,7 +417,18 @@ fn src(krate: &str) -> PathBuf {
 
 fn print(krate: &str, graph: &Graph, lines: &BTreeMap<String, usize>) {
     let arrows: usize = graph.values().map(BTreeSet::len).sum();
-    println!("{krate}: {} modules, {arrows} arrows", graph.len());
+    let folders: BTreeSet<(&str, &str)> = graph
+        .iter()
+        .flat_map(|(m, uses)| uses.iter().map(move |u| (top(m), top(u))))
+        .filter(|(a, b)| a != b)
+        .collect();
+    let rooms: BTreeSet<&str> = graph.keys().map(|m| top(m)).collect();
+    println!(
+        "{krate}: {} modules, {arrows} arrows; {} top folders, {} arrows between them",
+        graph.len(),
+        rooms.len(),
+        folders.len()
+    );
     for (module, uses) in graph {
         let uses: Vec<&str> = uses.iter().map(String::as_str).collect();
         println!("  {module} ({} lines): {}", lines[module], uses.join(" "));
