@@ -69,7 +69,7 @@ use crate::ast::Derive;
 /// `_id` is one value (not `Option`, `()`, `Bson` or an array, also behind an
 /// alias). A `#[reference(to = T)]` field holds `T::Id` or `Option<T::Id>`; a
 /// `#[many_to_many(to = T)]` array holds `T::Id`s. A `max` whose items cannot
-/// fit in 16 MiB even at their smallest (see the README's rule reference) is
+/// fit in 16 MiB even at their smallest (see the book's rule reference) is
 /// refused.
 ///
 /// Every other stored field must be bounded: a `Vec`, `VecDeque`, set, map

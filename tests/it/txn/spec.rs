@@ -11,7 +11,7 @@
 //! ([`schema_testkit::unified`]); its outcome is read back with another
 //! client. Where a scenario checks the text of an error (`errorContains:
 //! E11000`), the replay checks the code the text stands for: this crate's
-//! errors never carry the server's message (see the README's "Errors").
+//! errors never carry the server's message (see the book's chapter on errors).
 
 use crate::support;
 
