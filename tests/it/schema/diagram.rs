@@ -46,7 +46,7 @@ fn document() -> String {
          Mermaid flowcharts: collections, embedded arrays with their `max`, references\n\
          with the index they ride (and their delete policy), id-array links (two-sided\n\
          ones both ways), and copies of a referenced field (dotted). Kept current by\n\
-         `tests/diagram.rs`; [back to the README](../README.md).\n",
+         `tests/it/schema/diagram.rs`; [back to the README](../README.md).\n",
     );
     for (title, schema) in diagrams() {
         out.push_str(&format!(
