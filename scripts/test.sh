@@ -4,23 +4,25 @@
 # server on a free port with a temporary directory, or use MONGODB_URI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each step says when it starts, in seconds since the command began.
+step() { echo "== [${SECONDS}s] $*"; }
 
 scripts/install-server.sh
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
-echo "== rust-version (no locked dependency needs a newer toolchain than we declare)"
+step "rust-version (no locked dependency needs a newer toolchain than we declare)"
 python3 scripts/check-rust-version.py
-echo "== lean dependencies (schema-core asks tokio only for what its code uses, the driver for bson 3 only)"
+step "lean dependencies (schema-core asks tokio only for what its code uses, the driver for bson 3 only)"
 python3 scripts/check-lean-deps.py
-echo "== rustfmt"
+step "rustfmt"
 cargo fmt --all -- --check
-echo "== clippy (without and with the tracing feature)"
+step "clippy (without and with the tracing feature)"
 cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy --workspace --all-targets --features tracing -- -D warnings
-echo "== docs"
+step "docs"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --features tracing
-echo "== book (mdBook into target/book, every link of the book and the README checked)" && bash scripts/book.sh
-echo "== package (the published crates build from their packaged sources)"
+step "book (mdBook into target/book, every link of the book and the README checked)" && bash scripts/book.sh
+step "package (the published crates build from their packaged sources)"
 # Cargo verifies each package against the others through a temporary local
 # registry, whose sources it unpacks under $CARGO_HOME/registry/src and never
 # unpacks again while the version is unchanged: drop earlier unpackings of
@@ -28,9 +30,9 @@ echo "== package (the published crates build from their packaged sources)"
 rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/schema-derive-[0-9]* \
        "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/schema-core-[0-9]*
 cargo package -p schema-derive -p schema-core
-echo "== examples build"
+step "examples build"
 cargo build --examples --features tracing
-echo "== tests (doctests, unit, trybuild, server-backed integration)"
+step "tests (doctests, unit, trybuild, server-backed integration)"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 # schema-core's doctests (with `tracing`, and `cli`, which the root package
@@ -40,11 +42,29 @@ trap 'rm -f "$log"' EXIT
 # serde_json, time, bson, the driver and itself once more for its doctests
 # alone; together they reuse the build of the examples above.
 cargo test -p schema-core -p schema-workspace --doc --features tracing 2>&1 | tee -a "$log"
-cargo test --workspace --lib --bins --tests 2>&1 | tee -a "$log"
+# The pattern below must leave out those two targets and nothing else.
+cargo metadata --no-deps --format-version 1 | python3 -c '
+import json, sys
+tests = [t["name"] for p in json.load(sys.stdin)["packages"] for t in p["targets"] if "test" in t["kind"]]
+hidden = sorted(n for n in tests if n[0] in "rt" and n not in ("reliability", "tracing_spans"))
+sys.exit(f"test targets the pattern [!rt]* would skip: {hidden}" if hidden else 0)'
+# Every test binary built once, then the reliability binary (servers of its
+# own, killed and restarted: minutes of waiting on them) beside the rest
+# (`--test '[!rt]*'`: every integration test but `reliability` and
+# `tracing_spans`, which runs below with its feature), and its
+# output after theirs.
+cargo test --workspace --lib --bins --tests --no-run
+rel="$(mktemp)"
+cargo test -p schema-workspace --test reliability >"$rel" 2>&1 &
+reliability=$!
+cargo test --workspace --lib --bins --test '[!rt]*' 2>&1 | tee -a "$log"
+wait "$reliability" || { cat "$rel"; exit 1; }
+tee -a "$log" <"$rel"
+rm -f "$rel"
 # The spans of the tracing feature (off in the run above, as by default).
 cargo test --features tracing --test tracing_spans 2>&1 | tee -a "$log"
-echo "== diagrams (docs/diagrams.md rendered to SVG by mermaid-cli, in Chromium)"
+step "diagrams (docs/diagrams.md rendered to SVG by mermaid-cli, in Chromium)"
 bash scripts/render-diagrams.sh
-echo "all checks passed"
+echo "all checks passed in ${SECONDS}s"
 # One closing line for the whole run, summed over every test binary.
 awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"

@@ -34,6 +34,7 @@ mod find;
 mod index_guard;
 mod indexes;
 mod joins;
+mod layers;
 mod many_to_many;
 mod paging;
 mod repo;

@@ -10,7 +10,7 @@
 //! [`CORE_LAYERS`]; no module reaches itself through others (no circle, inside
 //! folders too); no file is longer than [`MAX_LINES`] lines of code.
 //!
-//! `cargo test --test core_module_layers -- --nocapture` prints the structure:
+//! `cargo test --test it -- layers:: --nocapture` prints the structure:
 //! each module with its lines and what it uses.
 
 use std::collections::{BTreeMap, BTreeSet};
