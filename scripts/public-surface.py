@@ -5,11 +5,13 @@ user can reach, with each path that reaches it (the prelude and the hidden
 one path. Reads target/doc/schema_core (build it first:
 `cargo doc -p schema-core --no-deps --features tracing,cli`).
 
-usage: scripts/public-surface.py [--list]   (exit 1 when a name has two paths)
+usage: scripts/public-surface.py [--list] [--doc DIR]   (exit 1 when a name has
+two paths; DIR is the docs folder, target/doc by default)
 """
 import collections, html, os, re, sys
 
-ROOT = os.path.join(os.path.dirname(__file__), '..', 'target', 'doc', 'schema_core')
+DOC = sys.argv[sys.argv.index('--doc') + 1] if '--doc' in sys.argv else os.path.join(os.path.dirname(__file__), '..', 'target', 'doc')
+ROOT = os.path.join(DOC, 'schema_core')
 KINDS = ('struct', 'enum', 'fn', 'trait', 'macro', 'constant', 'type', 'derive', 'attr', 'static', 'union', 'mod')
 
 
@@ -28,7 +30,8 @@ def items(page):
     text = open(page, encoding='utf-8').read()
     out = []
     for dt_id, body in re.findall(r'<dt(?: id="([^"]*)")?>(.*?)</dt>', text, re.S):
-        links = re.findall(r'<a class="([a-z]+)" href="([^"]+)"[^>]*>([^<]+)</a>', body)
+        links = [(k, h, re.sub(r'<[^>]+>', '', n))
+                 for k, h, n in re.findall(r'<a class="([a-z]+)" href="([^"]+)"[^>]*>(.*?)</a>', body)]
         if not links:
             continue
         kind, href, name = links[-1]
