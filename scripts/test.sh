@@ -16,8 +16,11 @@ step "lean dependencies (schema-core asks tokio only for what its code uses, the
 python3 scripts/check-lean-deps.py
 step "rustfmt"
 cargo fmt --all -- --check
-step "clippy (without and with the tracing feature)"
-cargo clippy --workspace --all-targets -- -D warnings
+step "clippy (schema-core with its default features; everything with the tracing feature)"
+# The feature changes schema-core alone (its spans), and the root package's
+# tracing example and test: the first run checks the library as a user
+# builds it by default, the second every crate and target with the feature.
+cargo clippy -p schema-core --all-targets -- -D warnings
 cargo clippy --workspace --all-targets --features tracing -- -D warnings
 step "docs"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --features tracing
@@ -34,37 +37,36 @@ step "examples build"
 cargo build --examples --features tracing
 step "tests (doctests, unit, trybuild, server-backed integration)"
 log="$(mktemp)"
-trap 'rm -f "$log"' EXIT
-# schema-core's doctests (with `tracing`, and `cli`, which the root package
-# turns on) and every Rust snippet of the README (the root package's
-# doctests), in one run: built alone, schema-core would unify its
-# dependencies' features without the root's dev-dependencies and build
-# serde_json, time, bson, the driver and itself once more for its doctests
-# alone; together they reuse the build of the examples above.
-cargo test -p schema-core -p schema-workspace --doc --features tracing 2>&1 | tee -a "$log"
-# The pattern below must leave out those two targets and nothing else.
+rel="$(mktemp)"
+trap 'rm -f "$log" "$rel"' EXIT
+# Every test is built and run with the `tracing` feature, as the examples
+# above are built, so that nothing is built twice: the feature adds spans
+# and changes no behaviour, and clippy checked the default build above.
+cargo test --workspace --lib --bins --tests --features tracing --no-run
+# The reliability binary (servers of its own, killed and restarted: minutes
+# spent waiting on them) runs from here beside the steps below, and its
+# output is read at the end. `--test '[!r]*'` is every other test target;
+# this check keeps it so.
 cargo metadata --no-deps --format-version 1 | python3 -c '
 import json, sys
 tests = [t["name"] for p in json.load(sys.stdin)["packages"] for t in p["targets"] if "test" in t["kind"]]
-hidden = sorted(n for n in tests if n[0] in "rt" and n not in ("reliability", "tracing_spans"))
-sys.exit(f"test targets the pattern [!rt]* would skip: {hidden}" if hidden else 0)'
-# Every test binary built once, then the reliability binary (servers of its
-# own, killed and restarted: minutes of waiting on them) beside the rest
-# (`--test '[!rt]*'`: every integration test but `reliability` and
-# `tracing_spans`, which runs below with its feature), and its
-# output after theirs.
-cargo test --workspace --lib --bins --tests --no-run
-rel="$(mktemp)"
-cargo test -p schema-workspace --test reliability >"$rel" 2>&1 &
+hidden = sorted(n for n in tests if n.startswith("r") and n != "reliability")
+sys.exit(f"test targets the pattern [!r]* would skip: {hidden}" if hidden else 0)'
+cargo test -p schema-workspace --features tracing --test reliability >"$rel" 2>&1 &
 reliability=$!
-cargo test --workspace --lib --bins --test '[!rt]*' 2>&1 | tee -a "$log"
-wait "$reliability" || { cat "$rel"; exit 1; }
-tee -a "$log" <"$rel"
-rm -f "$rel"
-# The spans of the tracing feature (off in the run above, as by default).
-cargo test --features tracing --test tracing_spans 2>&1 | tee -a "$log"
+# schema-core's doctests (with `tracing`, and `cli`, which the root package
+# turns on) and every Rust snippet of the README and the book (the root
+# package's doctests), in one run: built alone, schema-core would unify its
+# dependencies' features without the root's dev-dependencies and build
+# serde_json, time, bson, the driver and itself once more for its doctests
+# alone; together they reuse the build above.
+cargo test -p schema-core -p schema-workspace --doc --features tracing 2>&1 | tee -a "$log"
+cargo test --workspace --lib --bins --features tracing --test '[!r]*' 2>&1 | tee -a "$log"
 step "diagrams (docs/diagrams.md rendered to SVG by mermaid-cli, in Chromium)"
 bash scripts/render-diagrams.sh
+step "reliability (started with the tests)"
+wait "$reliability" || { cat "$rel"; exit 1; }
+tee -a "$log" <"$rel"
 echo "all checks passed in ${SECONDS}s"
 # One closing line for the whole run, summed over every test binary.
 awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
