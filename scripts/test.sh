@@ -22,30 +22,6 @@ step "clippy (schema-core with its default features; everything with the tracing
 # builds it by default, the second every crate and target with the feature.
 cargo clippy -p schema-core --all-targets -- -D warnings
 cargo clippy --workspace --all-targets --features tracing -- -D warnings
-step "test binaries (built once, with the tracing feature, as everything below)"
-log="$(mktemp)"
-rel="$(mktemp)"
-ui="$(mktemp)"
-trap 'rm -f "$log" "$rel" "$ui"' EXIT
-# Every test is built and run with the `tracing` feature, as the docs, the
-# examples and the doctests are built, so that nothing is built twice: the
-# feature adds spans and changes no behaviour, and clippy checked the
-# default build above.
-cargo test --workspace --lib --bins --tests --features tracing --no-run
-# `--test '[!ru]*'` below is every test target but these two; keep it so.
-cargo metadata --no-deps --format-version 1 | python3 -c '
-import json, sys
-tests = [t["name"] for p in json.load(sys.stdin)["packages"] for t in p["targets"] if "test" in t["kind"]]
-hidden = sorted(n for n in tests if n[0] in "ru" and n not in ("reliability", "ui"))
-sys.exit(f"test targets the pattern [!ru]* would skip: {hidden}" if hidden else 0)'
-step "reliability and trybuild, run from here beside the steps below"
-# The tests that stop, kill or restart servers spend minutes waiting on
-# them, and trybuild builds its cases in a target of its own: both run
-# while the steps below build and test, and their output is read at the end.
-cargo test -p schema-workspace --features tracing --test reliability >"$rel" 2>&1 &
-reliability=$!
-cargo test -p schema-workspace --features tracing --test ui >"$ui" 2>&1 &
-trybuild=$!
 step "docs"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --features tracing
 step "book (mdBook into target/book, every link of the book and the README checked)" && bash scripts/book.sh
@@ -59,7 +35,25 @@ rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/schema-derive-[0-9]* \
 cargo package -p schema-derive -p schema-core
 step "examples build"
 cargo build --examples --features tracing
-step "tests (doctests, unit, server-backed integration)"
+step "tests (doctests, unit, trybuild, server-backed integration)"
+log="$(mktemp)"
+rel="$(mktemp)"
+trap 'rm -f "$log" "$rel"' EXIT
+# Every test is built and run with the `tracing` feature, as the examples
+# above are built, so that nothing is built twice: the feature adds spans
+# and changes no behaviour, and clippy checked the default build above.
+cargo test --workspace --lib --bins --tests --features tracing --no-run
+# The reliability binary (servers of its own, killed and restarted: minutes
+# spent waiting on them) runs from here beside the steps below, and its
+# output is read at the end. `--test '[!r]*'` is every other test target;
+# this check keeps it so.
+cargo metadata --no-deps --format-version 1 | python3 -c '
+import json, sys
+tests = [t["name"] for p in json.load(sys.stdin)["packages"] for t in p["targets"] if "test" in t["kind"]]
+hidden = sorted(n for n in tests if n.startswith("r") and n != "reliability")
+sys.exit(f"test targets the pattern [!r]* would skip: {hidden}" if hidden else 0)'
+cargo test -p schema-workspace --features tracing --test reliability >"$rel" 2>&1 &
+reliability=$!
 # schema-core's doctests (with `tracing`, and `cli`, which the root package
 # turns on) and every Rust snippet of the README and the book (the root
 # package's doctests), in one run: built alone, schema-core would unify its
@@ -67,12 +61,10 @@ step "tests (doctests, unit, server-backed integration)"
 # serde_json, time, bson, the driver and itself once more for its doctests
 # alone; together they reuse the build above.
 cargo test -p schema-core -p schema-workspace --doc --features tracing 2>&1 | tee -a "$log"
-cargo test --workspace --lib --bins --features tracing --test '[!ru]*' 2>&1 | tee -a "$log"
+cargo test --workspace --lib --bins --features tracing --test '[!r]*' 2>&1 | tee -a "$log"
 step "diagrams (docs/diagrams.md rendered to SVG by mermaid-cli, in Chromium)"
 bash scripts/render-diagrams.sh
-step "trybuild and reliability (started with the test binaries)"
-wait "$trybuild" || { cat "$ui"; exit 1; }
-tee -a "$log" <"$ui"
+step "reliability (started with the tests)"
 wait "$reliability" || { cat "$rel"; exit 1; }
 tee -a "$log" <"$rel"
 echo "all checks passed in ${SECONDS}s"
