@@ -200,10 +200,13 @@ pub mod __private {
     pub use crate::evolution::versions::{
         assert_older, decode_older, step, unknown_version, versioned_schema, Versions,
     };
-    pub use crate::growth::{Bucket, BucketSpec, Granularity, TimeSeriesSpec};
+    pub use crate::growth::{Bucket, BucketSpec};
     pub use crate::model::bounded::{
         assert_bounded, assert_bounded_items, AsField, AsItem, Bounded, BoundedAt,
         BoundedCollection, Deeper, DepthBudget, Nesting, NoDepthLeft,
+    };
+    pub use crate::model::declared::{
+        object_of, ConstBson, IndexDef, PartialDef, PropertyDef, Required,
     };
     pub use crate::model::delete_policy::{Dependent, DEPENDENTS};
     pub use crate::model::id::{
@@ -214,9 +217,7 @@ pub mod __private {
     pub use crate::model::index::{Direction, IndexKind, IndexOrigin, IndexSpec};
     pub use crate::model::shard::ShardKey;
     pub use crate::model::stamp::{Stamp, TimestampField, VersionField, VersionType};
-    pub use crate::model::tables::{
-        object_of, ConstBson, IndexDef, PartialDef, PropertyDef, Required,
-    };
+    pub use crate::model::timeseries::{Granularity, TimeSeriesSpec};
     pub use crate::model::validator::depth::schema_of;
     pub use crate::model::validator::impls::{Described, SchemaProbe, Undescribed};
     pub use crate::model::validator::{

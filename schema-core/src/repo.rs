@@ -46,7 +46,7 @@ pub struct Repo<M: Document> {
     db: Database,
     txn: TxnConfig,
     support: TxnState,
-    /// The indexes the server was found to have (see `query::served`).
+    /// The indexes the server was found to have (see `query::server_indexes`).
     indexes_seen: Arc<Seen>,
     /// Whether reads by `_id` write back the documents they upgrade (see
     /// [`write_back_upgrades`](Self::write_back_upgrades)).

@@ -6,6 +6,7 @@
 pub(crate) mod bounded;
 pub(crate) mod cache;
 pub(crate) mod codec;
+pub(crate) mod declared;
 pub(crate) mod delete_policy;
 pub(crate) mod id;
 pub(crate) mod index;
@@ -13,7 +14,6 @@ pub(crate) mod limits;
 pub(crate) mod schema_version;
 pub(crate) mod shard;
 pub(crate) mod stamp;
-pub(crate) mod tables;
 pub(crate) mod timeseries;
 pub(crate) mod validator;
 
@@ -25,8 +25,8 @@ use serde::{de::DeserializeOwned, Serialize};
 
 use crate::error::Result;
 use crate::model::bounded::Bounded;
+use crate::model::declared::{object_of, IndexDef, PropertyDef};
 use crate::model::index::{Direction, IndexSpec};
-use crate::model::tables::{object_of, IndexDef, PropertyDef};
 use crate::model::validator::{validator, BsonSchema};
 
 /// A model whose stored documents the helpers may update in part: every

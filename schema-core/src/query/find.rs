@@ -18,7 +18,7 @@ use crate::query::explain::{explain_find, FindShape, PlanSummary};
 use crate::query::guard::{self, Served};
 use crate::query::keyset::{may_be_null, Cursor, Keyset};
 use crate::query::projection::{self, Projection};
-use crate::query::served;
+use crate::query::server_indexes;
 use crate::query::sort::Sort;
 use crate::query::stream::DocStream;
 use crate::repo::Repo;
@@ -248,7 +248,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     }
 
     /// Before a query the guard checked: the server has the indexes it
-    /// rides (see [`served`](super::served)).
+    /// rides (see [`server_indexes`](super::server_indexes)).
     pub(super) async fn require_served(&self) -> Result<()> {
         match &self.served {
             Some(served) => self.repo.require_indexes(&served.indexes).await,
@@ -317,7 +317,8 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         }
         // A `getMore` killed because the index was dropped says it is gone.
         let (seen, served) = (self.repo.seen_shared(), self.served.clone());
-        let err = move |e| served::index_error_in::<M>(&seen, e, "find in", served.as_ref());
+        let err =
+            move |e| server_indexes::index_error_in::<M>(&seen, e, "find in", served.as_ref());
         let decode = decode::<M, P>;
         match session {
             Some(session) => {

@@ -107,7 +107,7 @@ pub(crate) mod keyset;
 pub(crate) mod lookup;
 mod paging;
 mod projection;
-pub(crate) mod served;
+pub(crate) mod server_indexes;
 mod sort;
 mod stream;
 

@@ -176,7 +176,7 @@ pub(super) async fn violators(
 }
 
 pub(super) async fn list_indexes(db: &Database, collection: &str) -> Result<Vec<ServerIndex>> {
-    let models = crate::query::served::listed_indexes(db, collection).await?;
+    let models = crate::query::server_indexes::listed_indexes(db, collection).await?;
     Ok(models.iter().map(ServerIndex::from_model).collect())
 }
 

@@ -248,7 +248,8 @@ impl<M: Bucket> Buckets<M> {
         let spec = M::BUCKET;
         let keys = doc! { spec.parent: 1, spec.seq: -1 };
         let listed =
-            crate::query::served::listed_indexes(self.repo.database(), M::COLLECTION).await?;
+            crate::query::server_indexes::listed_indexes(self.repo.database(), M::COLLECTION)
+                .await?;
         let unique = listed.iter().any(|index| {
             crate::model::index::server::same_key_order(&index.keys, &keys)
                 && index.options.as_ref().and_then(|o| o.unique) == Some(true)

@@ -35,7 +35,7 @@ pub struct IndexCollation {
 }
 
 /// A collation in a model's constant tables (see
-/// [`IndexDef`](crate::model::tables::IndexDef)).
+/// [`IndexDef`](crate::model::declared::IndexDef)).
 #[derive(Debug, Clone, Copy)]
 pub struct CollationDef {
     /// The ICU locale.

@@ -36,7 +36,7 @@ pub(crate) async fn require_indexes(
             if edge.policy == OnDelete::Cascade {
                 todo.push(edge.collection);
             }
-            let indexes = crate::query::served::listed_indexes(db, edge.collection).await?;
+            let indexes = crate::query::server_indexes::listed_indexes(db, edge.collection).await?;
             // No index at all, not even `_id`'s: the collection does not exist.
             if indexes.is_empty() {
                 continue;
