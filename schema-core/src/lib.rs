@@ -34,6 +34,7 @@
 #![warn(missing_docs)]
 #![warn(unreachable_pub)]
 
+mod adopt;
 #[cfg(feature = "cli")]
 pub mod cli;
 mod error;
@@ -109,6 +110,11 @@ pub use relation::verify::{
 };
 pub use relation::{
     Asymmetry, AsymmetryKind, Children, Links, OverMax, RepairReport, Through, VerifyReport,
+};
+
+// Adopting a database: its audit.
+pub use adopt::audit::{
+    audit, ArrayAudit, Audit, AuditOptions, CollectionAudit, SizeAudit, RESERVOIR,
 };
 
 // Growing data: buckets.

@@ -23,6 +23,7 @@ mod people;
 #[path = "../support/mod.rs"]
 mod support;
 
+mod adopt;
 mod bad_input;
 mod buckets;
 mod copies;

@@ -138,6 +138,22 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
+    /// Audit the database against the modeling rules, declared models or
+    /// not (reads only): per collection, every array path's lengths and the
+    /// ones that look unbounded, and the documents' sizes (the largest by
+    /// `_id`). Exits with 1 when an array looks unbounded or a document is
+    /// over 8 MiB.
+    Audit {
+        /// Documents sampled per collection (`$sample`).
+        #[arg(long, default_value_t = 1000)]
+        sample: u32,
+        /// Read every document instead of a sample.
+        #[arg(long)]
+        full: bool,
+        /// An array this long in any document looks unbounded.
+        #[arg(long, default_value_t = 1000)]
+        long: u64,
+    },
     /// Print the models as a Mermaid flowchart (no server needed).
     Diagram,
 }
@@ -253,6 +269,16 @@ async fn against(
     out: &mut (dyn Write + Send),
 ) -> Result<Outcome, CliError> {
     let found = match command {
+        Command::Audit { sample, full, long } => {
+            let options = crate::AuditOptions {
+                sample,
+                full_scan: full,
+                long,
+            };
+            let report = crate::audit(db, &options).await?;
+            write!(out, "{report}")?;
+            report.has_findings()
+        }
         Command::Plan { check } => {
             let plan = schema.plan(db).await?;
             write!(out, "{plan}")?;

@@ -35,7 +35,9 @@ const PASSWORD_IN_URI: &str = "Pa55%2Fw0rd%3Fnever%40shown";
 const WRONG: &str = "Wr0ng-pa55word-hidden";
 
 /// The verbs and what each takes.
-const VERBS: [&str; 6] = ["plan", "sync", "verify", "repair", "migrate", "diagram"];
+const VERBS: [&str; 7] = [
+    "plan", "sync", "verify", "repair", "migrate", "audit", "diagram",
+];
 
 /// Runs this binary as the schema command with `args`, `env_uri` as
 /// `MONGODB_URI` (none otherwise, whatever the test's own environment).
@@ -141,6 +143,8 @@ fn every_use(db: &str) -> Vec<Vec<String>> {
             "--pause-ms",
             "1",
         ],
+        vec!["--db", db, "audit"],
+        vec!["--db", db, "audit", "--full", "--long", "10"],
         vec!["diagram"],
         vec!["--db", db, "diagram"],
         // Mistakes.

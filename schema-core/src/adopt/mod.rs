@@ -1,0 +1,4 @@
+//! Adopting a database that grew without these rules: an [`audit`] of what
+//! it holds against them.
+
+pub(crate) mod audit;
