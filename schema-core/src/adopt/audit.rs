@@ -229,16 +229,14 @@ fn measure(doc: &RawDocument, prefix: &str, arrays: &mut BTreeMap<String, Length
         };
         match value {
             RawBsonRef::Array(array) => {
-                let items: Vec<RawBsonRef<'_>> = array.into_iter().flatten().collect();
-                arrays
-                    .entry(path.clone())
-                    .or_default()
-                    .add(items.len() as u64, seed);
-                for item in items {
+                let mut length = 0;
+                for item in array.into_iter().flatten() {
+                    length += 1;
                     if let RawBsonRef::Document(sub) = item {
                         measure(sub, &path, arrays, seed);
                     }
                 }
+                arrays.entry(path).or_default().add(length, seed);
             }
             RawBsonRef::Document(sub) => measure(sub, &path, arrays, seed),
             _ => {}
@@ -278,14 +276,13 @@ impl Lengths {
 
     /// The `p`th percentile of the kept lengths, by nearest rank (the
     /// smallest length that at least `p`% of them do not exceed).
-    fn percentile(&self, p: usize) -> u64 {
-        let mut kept = self.kept.clone();
-        kept.sort_unstable();
-        let rank = (kept.len() * p).div_ceil(100);
-        kept.get(rank.max(1) - 1).copied().unwrap_or(0)
+    fn percentile(&mut self, p: usize) -> u64 {
+        self.kept.sort_unstable();
+        let rank = (self.kept.len() * p).div_ceil(100);
+        self.kept.get(rank.max(1) - 1).copied().unwrap_or(0)
     }
 
-    fn array(self, collection: &str, path: String, long: u64) -> ArrayAudit {
+    fn array(mut self, collection: &str, path: String, long: u64) -> ArrayAudit {
         let unbounded = (self.max >= long).then(|| {
             format!(
                 "an array of {} items in one document: it grows with what it holds, each \
