@@ -24,10 +24,11 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use bson::{doc, RawBsonRef, RawDocument, RawDocumentBuf};
+use bson::{RawBsonRef, RawDocument};
 use futures_util::TryStreamExt;
 use mongodb::Database;
 
+use super::sample;
 use crate::error::{raw_id, Error, Result};
 
 /// How many lengths of one array path are kept for its percentiles.
@@ -145,13 +146,7 @@ pub struct SizeAudit {
 
 /// Audits every collection of `db`: reads only.
 pub async fn audit(db: &Database, options: &AuditOptions) -> Result<Audit> {
-    let mut names = db
-        .list_collection_names()
-        .filter(doc! { "type": "collection" })
-        .await
-        .map_err(|e| Error::from_server(e, "list the collections of", db.name()))?;
-    names.retain(|n| !n.starts_with("system."));
-    names.sort();
+    let names = sample::collections(db).await?;
     let mut collections = Vec::with_capacity(names.len());
     for name in names {
         collections.push(audit_collection(db, &name, options).await?);
@@ -164,17 +159,8 @@ async fn audit_collection(
     name: &str,
     options: &AuditOptions,
 ) -> Result<CollectionAudit> {
-    let coll = db.collection::<RawDocumentBuf>(name);
     let refused = |e| Error::from_server(e, "read", name);
-    let mut cursor = if options.full_scan {
-        coll.find(doc! {}).await.map_err(refused)?
-    } else {
-        let sample = doc! { "$sample": { "size": i64::from(options.sample.max(1)) } };
-        coll.aggregate([sample])
-            .with_type::<RawDocumentBuf>()
-            .await
-            .map_err(refused)?
-    };
+    let mut cursor = sample::documents(db, name, options.sample, options.full_scan).await?;
     let mut arrays: BTreeMap<String, Lengths> = BTreeMap::new();
     let mut sizes = Lengths::default();
     let mut largest: Vec<(u64, String)> = Vec::new();

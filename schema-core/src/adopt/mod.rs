@@ -2,3 +2,4 @@
 //! it holds against them.
 
 pub(crate) mod audit;
+mod sample;

@@ -1,0 +1,40 @@
+//! How adoption reads a database: its collections by name, and each one's
+//! documents as raw BSON, through `$sample` or whole, reading only.
+
+use bson::{doc, RawDocumentBuf};
+use mongodb::{Cursor, Database};
+
+use crate::error::{Error, Result};
+
+/// The collections of `db` in name order (views and `system.*` left out).
+pub(crate) async fn collections(db: &Database) -> Result<Vec<String>> {
+    let mut names = db
+        .list_collection_names()
+        .filter(doc! { "type": "collection" })
+        .await
+        .map_err(|e| Error::from_server(e, "list the collections of", db.name()))?;
+    names.retain(|n| !n.starts_with("system."));
+    names.sort();
+    Ok(names)
+}
+
+/// The documents of collection `name`: `sample` of them through `$sample`
+/// (at least one), or every one when `full_scan`.
+pub(crate) async fn documents(
+    db: &Database,
+    name: &str,
+    sample: u32,
+    full_scan: bool,
+) -> Result<Cursor<RawDocumentBuf>> {
+    let coll = db.collection::<RawDocumentBuf>(name);
+    let refused = |e| Error::from_server(e, "read", name);
+    if full_scan {
+        coll.find(doc! {}).await.map_err(refused)
+    } else {
+        let sample = doc! { "$sample": { "size": i64::from(sample.max(1)) } };
+        coll.aggregate([sample])
+            .with_type::<RawDocumentBuf>()
+            .await
+            .map_err(refused)
+    }
+}
