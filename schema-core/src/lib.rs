@@ -114,7 +114,10 @@ pub use relation::{
 
 // Adopting a database: its audit.
 pub use adopt::audit::{
-    audit, ArrayAudit, Audit, AuditOptions, CollectionAudit, SizeAudit, RESERVOIR,
+    audit, audit_with, ArrayAudit, Audit, AuditOptions, AuditProgress, AuditStage,
+    CollectionAudit, DeclaredAudit, Failing, Growth, OneSided, PolymorphicAudit, ReferenceAudit,
+    SizeAudit, Variant, GROWING_MIN, GROWING_RHO, HUGE, LARGE, LINKS_KEPT, REFERENCE_FOUND,
+    REFERENCE_SAMPLE, RESERVOIR, TAG_VALUES,
 };
 
 // Growing data: buckets.

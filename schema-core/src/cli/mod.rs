@@ -28,6 +28,7 @@
 //! schema --db shop repair                # fix them, a line per id added or removed
 //! schema --db shop migrate --pause-ms 50 # upgrade earlier versions, resumable
 //! schema --db shop migrate --check       # exit 1 while a document is at an earlier version
+//! schema --db shop audit --format json   # exit 1 on a finding; progress on standard error
 //! schema diagram > docs/models.md        # no server needed
 //! ```
 //!
@@ -42,9 +43,10 @@
 //! masked), not its errors.
 //! Exit codes: 0 done (in sync, consistent, migrated); 1 `plan --check` found
 //! work to do, `verify` found a fault, or `migrate --check` documents at an
-//! earlier version; 2 the arguments were wrong (clap's usage
+//! earlier version, or `audit` a finding; 2 the arguments were wrong (clap's usage
 //! message); 3 an error (the server, the model), on standard error.
 
+mod audit;
 mod migrate;
 mod outcome;
 mod redact;
@@ -140,9 +142,11 @@ enum Command {
     },
     /// Audit the database against the modeling rules, declared models or
     /// not (reads only): per collection, every array path's lengths and the
-    /// ones that look unbounded, and the documents' sizes (the largest by
-    /// `_id`). Exits with 1 when an array looks unbounded or a document is
-    /// over 8 MiB.
+    /// ones that look unbounded (long, or growing with age), the documents'
+    /// sizes (the largest by `_id`), the fields holding ids of another
+    /// collection (indexed or not, one-sided links), polymorphic
+    /// sub-documents, and what the declared models refuse. Exits with 1 on
+    /// a finding. Progress goes to standard error.
     Audit {
         /// Documents sampled per collection (`$sample`).
         #[arg(long, default_value_t = 1000)]
@@ -153,6 +157,9 @@ enum Command {
         /// An array this long in any document looks unbounded.
         #[arg(long, default_value_t = 1000)]
         long: u64,
+        /// The report's format.
+        #[arg(long, value_enum, default_value_t = audit::Format::Text)]
+        format: audit::Format,
     },
     /// Print the models as a Mermaid flowchart (no server needed).
     Diagram,
@@ -269,15 +276,18 @@ async fn against(
     out: &mut (dyn Write + Send),
 ) -> Result<Outcome, CliError> {
     let found = match command {
-        Command::Audit { sample, full, long } => {
+        Command::Audit {
+            sample,
+            full,
+            long,
+            format,
+        } => {
             let options = crate::AuditOptions {
                 sample,
                 full_scan: full,
                 long,
             };
-            let report = crate::audit(db, &options).await?;
-            write!(out, "{report}")?;
-            report.has_findings()
+            audit::run(schema, db, options, format, out).await?
         }
         Command::Plan { check } => {
             let plan = schema.plan(db).await?;

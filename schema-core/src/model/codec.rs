@@ -148,6 +148,22 @@ pub(crate) fn decode<M: Document>(raw: &RawDocument) -> Result<M> {
     decode_as::<M>(raw, M::NAME, M::COLLECTION)
 }
 
+/// Whether a stored document is one of a model's: [`check_stored`] of it.
+pub(crate) type StoredCheck = fn(&RawDocument) -> Result<()>;
+
+/// Reads the stored document `raw` as `M` (upgrading an earlier version)
+/// and checks its bounds, writing nothing: [`Error::OverBound`] when an
+/// array or map holds more than its bound, the decode error otherwise.
+pub(crate) fn check_stored<M: Document>(raw: &RawDocument) -> Result<()> {
+    let current = M::VERSIONS
+        .is_none_or(|v| crate::model::schema_version::stored_version(raw) == Some(v.current));
+    decode::<M>(raw)?;
+    if current {
+        crate::model::limits::check::<M>(raw, "it was read as stored")?;
+    }
+    Ok(())
+}
+
 /// The stored document `raw` at the earlier version `from`, upgraded to `M`
 /// by its steps; an upgrade that breaks one of `M`'s bounds is refused
 /// ([`Error::Upgrade`] naming the document, the field and the bound), as a

@@ -138,15 +138,20 @@ pub(super) fn server_collection(
 }
 
 /// The documents of `collection` that fail `validator` (a `$jsonSchema`
-/// document): one count and one `find` of the first `_id`s, both with the
+/// document), among those `within` matches when given (the audit's
+/// sample): one count and one `find` of the first `_id`s, both with the
 /// filter `{$nor: [validator]}`.
-pub(super) async fn violators(
+pub(crate) async fn violators(
     db: &Database,
     collection: &str,
     validator: &BsonDocument,
+    within: Option<BsonDocument>,
 ) -> Result<Violators> {
     let coll = db.collection::<BsonDocument>(collection);
-    let failing = doc! { "$nor": [validator.clone()] };
+    let failing = match within {
+        None => doc! { "$nor": [validator.clone()] },
+        Some(within) => doc! { "$and": [within, { "$nor": [validator.clone()] }] },
+    };
     let err = |e| {
         Error::from_server(
             e,

@@ -87,6 +87,9 @@ pub struct Schema {
     /// The migrations of the models that name earlier shapes (model name,
     /// migration), in the order they were added.
     migrations: Vec<(&'static str, Migration)>,
+    /// How a stored document of each model's collection is read and its
+    /// bounds checked (collection, check), for the audit.
+    checks: Vec<(&'static str, crate::model::codec::StoredCheck)>,
 }
 
 impl Schema {
@@ -102,6 +105,10 @@ impl Schema {
         let model = ModelInfo::of::<M>();
         if model.versions.is_some() && !self.migrations.iter().any(|(name, _)| *name == M::NAME) {
             self.migrations.push((M::NAME, migration::<M>()));
+        }
+        if !self.checks.iter().any(|(c, _)| *c == M::COLLECTION) {
+            self.checks
+                .push((M::COLLECTION, crate::model::codec::check_stored::<M>));
         }
         self.with_info(model)
     }
@@ -217,6 +224,19 @@ impl Schema {
             done.push((*name, migrate(db, options, &mut report).await?));
         }
         Ok(done)
+    }
+
+    /// How the model registered first on `collection` reads a stored
+    /// document and checks its bounds (none for a model added by
+    /// [`with_info`](Self::with_info)).
+    pub(crate) fn stored_check(
+        &self,
+        collection: &str,
+    ) -> Option<crate::model::codec::StoredCheck> {
+        self.checks
+            .iter()
+            .find(|(c, _)| *c == collection)
+            .map(|(_, check)| *check)
     }
 
     /// The names of the models [`migrate`](Self::migrate) runs.

@@ -48,7 +48,7 @@ impl Schema {
             // A time series has no validator to compare.
             let plain = model.timeseries.is_none() && server.timeseries.is_none();
             let violators = if plain && (changed || server.level.is_some()) {
-                Some(violators(db, name, &model.validator).await?)
+                Some(violators(db, name, &model.validator, None).await?)
             } else {
                 None
             };

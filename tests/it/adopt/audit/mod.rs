@@ -9,6 +9,11 @@ use schema_core::{audit, AuditOptions, Schema};
 
 use crate::support;
 
+mod declared;
+mod growth;
+mod output;
+mod seeds;
+
 /// The text of every message: marked, so a report that quoted stored data
 /// would show it.
 fn text() -> String {
