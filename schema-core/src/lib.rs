@@ -120,6 +120,9 @@ pub use adopt::audit::{
     REFERENCE_SAMPLE, RESERVOIR, TAG_VALUES,
 };
 
+// Adopting a database: models generated from the data.
+pub use adopt::pull::{pull, PullOptions, Pulled, PulledModel};
+
 // Growing data: buckets.
 pub use growth::{Bucket, BucketCursor, BucketItems, BucketSpec, Buckets};
 

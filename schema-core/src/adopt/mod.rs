@@ -2,4 +2,5 @@
 //! it holds against them.
 
 pub(crate) mod audit;
+pub(crate) mod pull;
 mod sample;

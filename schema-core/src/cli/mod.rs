@@ -29,6 +29,7 @@
 //! schema --db shop migrate --pause-ms 50 # upgrade earlier versions, resumable
 //! schema --db shop migrate --check       # exit 1 while a document is at an earlier version
 //! schema --db shop audit --format json   # exit 1 on a finding; progress on standard error
+//! schema --db shop pull --out src/models.rs # the models the data implies, as Rust source
 //! schema diagram > docs/models.md        # no server needed
 //! ```
 //!
@@ -49,6 +50,7 @@
 mod audit;
 mod migrate;
 mod outcome;
+mod pull;
 mod redact;
 
 pub use outcome::{CliError, Outcome, UsageError};
@@ -160,6 +162,28 @@ enum Command {
         /// The report's format.
         #[arg(long, value_enum, default_value_t = audit::Format::Text)]
         format: audit::Format,
+    },
+    /// Write the Rust source of the models the data implies (reads
+    /// only): a struct per collection, sub-documents, bounds from the
+    /// longest arrays seen, references, indexes; an array that looks
+    /// unbounded gets no bound, so the models do not compile until it is
+    /// decided.
+    Pull {
+        /// Documents sampled per collection (`$sample`).
+        #[arg(long, default_value_t = 1000)]
+        sample: u32,
+        /// Read every document instead of a sample.
+        #[arg(long)]
+        full: bool,
+        /// The room a bound leaves above the longest array seen, in percent.
+        #[arg(long, default_value_t = 100)]
+        headroom: u32,
+        /// An array this long in any document looks unbounded.
+        #[arg(long, default_value_t = 1000)]
+        long: u64,
+        /// Write the source to this file instead of standard output.
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
     },
     /// Print the models as a Mermaid flowchart (no server needed).
     Diagram,
@@ -288,6 +312,21 @@ async fn against(
                 long,
             };
             audit::run(schema, db, options, format, out).await?
+        }
+        Command::Pull {
+            sample,
+            full,
+            headroom,
+            long,
+            out: file,
+        } => {
+            let options = crate::PullOptions {
+                sample,
+                full_scan: full,
+                headroom,
+                long,
+            };
+            pull::run(db, &options, file.as_deref(), out).await?
         }
         Command::Plan { check } => {
             let plan = schema.plan(db).await?;

@@ -4,4 +4,5 @@
 //! array into a collection of its own.
 
 mod audit;
+mod pull;
 pub mod seeds;

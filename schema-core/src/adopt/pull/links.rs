@@ -1,0 +1,310 @@
+//! The references found between collections, and how each is declared:
+//! `#[reference(index, to = ..)]` for one id at the root of a document,
+//! `#[many_to_many(..)]` for an array of ids (two-sided when the target
+//! keeps ids back), a comment for ids inside a sub-document (indexed from
+//! the root by their path).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use bson::{doc, Bson};
+use mongodb::Database;
+
+use super::infer::{Kind, Node, Object};
+use super::names::field_name;
+use super::shapes::{count, id_type, At, Ty};
+use crate::error::{Error, Result};
+use crate::model::index::server::ServerIndex;
+
+/// One reference: the ids at a path are `_id`s of `to`.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Link {
+    pub(super) to: String,
+    /// How many distinct values were looked up, and how many were found.
+    pub(super) checked: u64,
+    pub(super) found: u64,
+    /// Whether an index on the server leads with the path.
+    pub(super) indexed: bool,
+    /// For ids kept on both sides, how many links only one side holds.
+    pub(super) one_sided: Option<u64>,
+    /// The name of a server index on the path alone, which the derive does
+    /// not take beside the reference's own (`{path: 1, _id: 1}`).
+    pub(super) alone: Option<String>,
+}
+
+impl Link {
+    /// The comment line saying what was found.
+    pub(super) fn describe(&self) -> String {
+        let mut line = format!(
+            "holds `{}` ids ({} of {} looked up found)",
+            self.to,
+            count(self.found),
+            count(self.checked)
+        );
+        line.push_str(if self.indexed {
+            "; an index leads with it"
+        } else {
+            "; no index leads with it on the server"
+        });
+        if let Some(n) = self.one_sided.filter(|n| *n > 0) {
+            line.push_str(&format!("; {} links held on one side only", count(n)));
+        }
+        line
+    }
+}
+
+/// What a reference's attribute needs of its target collection.
+#[derive(Debug, Default)]
+pub(super) struct Target {
+    /// The model's Rust name.
+    pub(super) name: String,
+    /// Its `_id`'s Rust type, when it has one.
+    pub(super) id: Option<Ty>,
+    /// Its root fields' Rust names, by stored name.
+    pub(super) fields: BTreeMap<String, String>,
+}
+
+/// The references of every collection pulled.
+#[derive(Debug, Default)]
+pub(super) struct Links {
+    by_path: BTreeMap<(String, String), Link>,
+    pub(super) targets: BTreeMap<String, Target>,
+    /// The id arrays that can be declared `#[many_to_many]` (always there,
+    /// never null, bounded, items of the target's id type), by collection
+    /// and stored name.
+    linkable: BTreeSet<(String, String)>,
+}
+
+impl Links {
+    pub(super) fn new(by_path: BTreeMap<(String, String), Link>) -> Links {
+        Links {
+            by_path,
+            ..Links::default()
+        }
+    }
+
+    /// Notes the server's index on each reference's path alone (see
+    /// [`Link::alone`]).
+    pub(super) fn note_alone(&mut self, listed: &BTreeMap<String, Vec<ServerIndex>>) {
+        for ((collection, path), link) in self.by_path.iter_mut() {
+            link.alone = listed.get(collection).and_then(|indexes| {
+                indexes
+                    .iter()
+                    .find(|i| i.keys.len() == 1 && i.keys.keys().next() == Some(path))
+                    .map(|i| i.name.clone())
+            });
+        }
+    }
+
+    pub(super) fn get(&self, collection: &str, path: &str) -> Option<&Link> {
+        self.by_path.get(&(collection.to_owned(), path.to_owned()))
+    }
+
+    /// Learns the targets (names, id types, fields) and which id arrays can
+    /// be declared as links, from the collections' walks.
+    pub(super) fn prepare(
+        &mut self,
+        roots: &BTreeMap<String, (String, Object)>,
+        long: u64,
+        flagged: &BTreeSet<(String, String)>,
+    ) {
+        for (collection, (name, object)) in roots {
+            let mut fields = BTreeMap::new();
+            let mut scope = super::names::Scope::default();
+            let mut keys: Vec<&String> = object.fields.keys().collect();
+            if let Some(at) = keys.iter().position(|k| *k == "_id") {
+                let id = keys.remove(at);
+                keys.insert(0, id);
+            }
+            for key in keys {
+                if super::names::plain_key(key) {
+                    fields.insert(key.clone(), scope.claim(&[field_name(key)], "_"));
+                }
+            }
+            let id = object.fields.get("_id").and_then(id_type);
+            self.targets.insert(
+                collection.clone(),
+                Target {
+                    name: name.clone(),
+                    id,
+                    fields,
+                },
+            );
+        }
+        for ((collection, path), link) in &self.by_path {
+            let Some((_, object)) = roots.get(collection) else {
+                continue;
+            };
+            let Some(node) = object.fields.get(path) else {
+                continue;
+            };
+            let target_id = self.targets.get(&link.to).and_then(|t| t.id.clone());
+            let flagged = flagged.contains(&(collection.clone(), path.clone()));
+            if !flagged && linkable(node, object.count, long, target_id.as_ref()) {
+                self.linkable.insert((collection.clone(), path.clone()));
+            }
+        }
+    }
+
+    /// The attribute declaring `link` on a field of type `ty` with `attrs`
+    /// (its bound): `Ok(None)` when it takes none (an array left unbounded
+    /// on purpose), `Err` with the reason when it cannot be declared.
+    pub(super) fn attribute(
+        &self,
+        at: &At<'_>,
+        link: &Link,
+        ty: &Ty,
+        attrs: &[String],
+    ) -> std::result::Result<Option<String>, String> {
+        if !at.root || at.path.contains('.') {
+            return Err(format!(
+                "a reference inside a sub-document is indexed from the root, by its path: \
+                 `#[document(index(keys(\"{}\" = asc)))]`",
+                at.path
+            ));
+        }
+        let target = self
+            .targets
+            .get(&link.to)
+            .ok_or_else(|| format!("`{}` was not pulled", link.to))?;
+        let id = target
+            .id
+            .as_ref()
+            .ok_or_else(|| format!("`{}`'s `_id` is of no one type", link.to))?;
+        let to = &target.name;
+        match ty.inner() {
+            Ty::Vec(item) => {
+                if !self
+                    .linkable
+                    .contains(&(at.collection.to_owned(), at.path.clone()))
+                {
+                    if attrs.is_empty() {
+                        return Ok(None);
+                    }
+                    return Err(format!(
+                        "a many-to-many array is always there, never null, bounded, and holds \
+                         `{to}`'s id type ({id}), here `{item}`"
+                    ));
+                }
+                let max = attrs
+                    .first()
+                    .and_then(|a| a.strip_prefix("#[embed(max = "))
+                    .and_then(|a| a.strip_suffix(")]"))
+                    .unwrap_or("1000");
+                let back = self.by_path.iter().find(|((c, p), l)| {
+                    c == &link.to
+                        && l.to == at.collection
+                        && self.linkable.contains(&(c.clone(), p.clone()))
+                });
+                Ok(Some(match back {
+                    Some(((_, path), _)) => {
+                        let inverse = target.fields.get(path).cloned().unwrap_or_default();
+                        format!(
+                            "#[many_to_many(two_sided, to = {to}, inverse = {inverse}, max = {max})]"
+                        )
+                    }
+                    None => format!("#[many_to_many(one_sided, to = {to}, max = {max})]"),
+                }))
+            }
+            inner if inner == id => match &link.alone {
+                Some(index) => Err(format!(
+                    "the server's index `{index}` is on it alone, and the derive takes no index \
+                     on a reference's own key beside the reference's index (`{{{path}: 1, _id: \
+                     1}}`, ties ordered for pages); to declare `#[reference(index, to = {to})]`, \
+                     remove the `index(..)` above, `sync`, then drop `{index}`",
+                    path = at.path
+                )),
+                None => Ok(Some(format!("#[reference(index, to = {to})]"))),
+            },
+            inner => Err(format!("it holds `{inner}` and `{to}`'s ids are `{id}`")),
+        }
+    }
+}
+
+/// Whether an id array can be a `#[many_to_many]`: there in every document,
+/// never null, items of the target's id type, short of `long`.
+fn linkable(node: &Node, documents: u64, long: u64, id: Option<&Ty>) -> bool {
+    let Some(array) = node.array.as_ref() else {
+        return false;
+    };
+    let item = id_type(&array.items);
+    node.present == documents
+        && node.nulls == 0
+        && node.kinds().eq([Kind::Array])
+        && array.items.nulls == 0
+        && array.lengths.max < long
+        && (item.is_some() || array.items.present == 0)
+        && (array.items.present == 0 || item.as_ref() == id)
+}
+
+/// Finds references by looking each field's first distinct ids and
+/// strings up among the `_id`s of every collection: a path whose every
+/// value looked up was found in one collection holds its ids.
+pub(super) async fn detect(
+    db: &Database,
+    roots: &BTreeMap<String, (String, Object)>,
+    indexed: &BTreeMap<String, BTreeSet<String>>,
+) -> Result<BTreeMap<(String, String), Link>> {
+    let mut found = BTreeMap::new();
+    for (collection, (_, object)) in roots {
+        let mut paths = Vec::new();
+        candidates(object, "", &mut paths);
+        for (path, values) in paths {
+            if path == "_id" {
+                continue;
+            }
+            for target in roots.keys() {
+                let coll = db.collection::<bson::Document>(target);
+                let hits = coll
+                    .count_documents(doc! { "_id": { "$in": values.clone() } })
+                    .await
+                    .map_err(|e| Error::from_server(e, "read", target))?;
+                if hits == values.len() as u64 {
+                    let leads = indexed
+                        .get(collection)
+                        .is_some_and(|firsts| firsts.contains(&path));
+                    found.insert(
+                        (collection.clone(), path.clone()),
+                        Link {
+                            to: target.clone(),
+                            checked: hits,
+                            found: hits,
+                            indexed: leads,
+                            one_sided: None,
+                            alone: None,
+                        },
+                    );
+                    break;
+                }
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// The paths holding ids or strings (alone or in arrays), with their first
+/// distinct values.
+fn candidates(object: &Object, prefix: &str, out: &mut Vec<(String, Vec<Bson>)>) {
+    for (key, node) in &object.fields {
+        let path = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}.{key}")
+        };
+        let node = match node.array.as_ref() {
+            Some(array) if node.kinds().eq([Kind::Array]) => &array.items,
+            _ => node,
+        };
+        let scalar = node
+            .kinds()
+            .all(|k| matches!(k, Kind::ObjectId | Kind::String));
+        if scalar && !node.values.kept.is_empty() && node.kinds().count() == 1 {
+            out.push((
+                path.clone(),
+                node.values.kept.iter().map(|v| v.to_bson()).collect(),
+            ));
+        }
+        if let Some(sub) = node.object.as_ref() {
+            candidates(sub, &path, out);
+        }
+    }
+}

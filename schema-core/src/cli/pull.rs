@@ -1,0 +1,39 @@
+//! `pull`: the Rust source of the models the data implies, to standard
+//! output or into a file.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::CliError;
+use crate::adopt::pull::{pull, PullOptions};
+
+/// Pulls `db` and writes the source to `file` (saying so, with the arrays
+/// left without a bound) or to `out`. Never a finding: the source is the
+/// result.
+pub(super) async fn run(
+    db: &mongodb::Database,
+    options: &PullOptions,
+    file: Option<&Path>,
+    out: &mut (dyn Write + Send),
+) -> Result<bool, CliError> {
+    let pulled = pull(db, options).await?;
+    let Some(file) = file else {
+        write!(out, "{}", pulled.source)?;
+        return Ok(false);
+    };
+    std::fs::write(file, &pulled.source)?;
+    writeln!(
+        out,
+        "pulled {} models into {}",
+        pulled.models.len(),
+        file.display()
+    )?;
+    for path in pulled.unbounded() {
+        writeln!(
+            out,
+            "  {path} looks unbounded and has no bound: bound it or move it out before the \
+             models compile"
+        )?;
+    }
+    Ok(false)
+}

@@ -1,0 +1,275 @@
+//! `pull` against the seeds' databases, written with the raw driver as old
+//! code would have: the source it writes for each is kept as a golden file
+//! in `tests/it/adopt/pulled/` and compiled here as a module of this binary
+//! (so the source compiles as written); each test rebuilds the database,
+//! pulls it with a full scan, checks the text is the golden file's byte for
+//! byte, decodes every document of every collection with the golden models,
+//! and plans them against the database: no index drift. The stuck room's
+//! models do not compile (its messages look unbounded, so they get no
+//! bound): its golden file is text only here, and `tests/ui/adopt/` checks
+//! the compile error.
+//!
+//! Refresh the golden files after a change of the output with
+//! `PULL_OVERWRITE=1 cargo test --features tracing --test it -- adopt::pull::`
+//! (then run it again: the new files are compiled), and read the diff.
+
+use futures_util::TryStreamExt;
+use mongodb::bson::{doc, Document as BsonDocument};
+use mongodb::Database;
+use schema_core::cli::{run_with, Outcome};
+use schema_core::{pull, Document, PullOptions, Repo, Schema, Step};
+
+use super::seeds;
+use crate::support;
+
+#[allow(dead_code)]
+#[path = "../pulled/blog_school.rs"]
+mod blog_school;
+#[allow(dead_code)]
+#[path = "../pulled/catalog.rs"]
+mod catalog;
+#[allow(dead_code)]
+#[path = "../pulled/library.rs"]
+mod library;
+#[allow(dead_code)]
+#[path = "../pulled/messy.rs"]
+mod messy;
+#[allow(dead_code)]
+#[path = "../pulled/shop.rs"]
+mod shop;
+
+/// Pulls `db` whole and checks the source against `pulled/<seed>.rs`
+/// (rewritten instead with `PULL_OVERWRITE=1`).
+async fn pulled_as_golden(db: &Database, seed: &str) -> schema_core::Pulled {
+    let options = PullOptions {
+        full_scan: true,
+        ..PullOptions::default()
+    };
+    let pulled = pull(db, &options).await.unwrap();
+    let path = format!(
+        "{}/tests/it/adopt/pulled/{seed}.rs",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    if std::env::var_os("PULL_OVERWRITE").is_some() {
+        std::fs::write(&path, &pulled.source).unwrap();
+        return pulled;
+    }
+    let golden = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        pulled.source == golden,
+        "the source pulled from seed `{seed}` differs from {path}; if the change is meant, \
+         refresh it with `PULL_OVERWRITE=1 cargo test --features tracing --test it -- \
+         adopt::pull::`, run the tests again and read the diff.\n--- pulled:\n{}",
+        pulled.source
+    );
+    pulled
+}
+
+/// Decodes every document of `M`'s collection as an `M`: returns how many.
+async fn decode_all<M: Document>(db: &Database) -> u64 {
+    let stored = db
+        .collection::<BsonDocument>(M::COLLECTION)
+        .count_documents(doc! {})
+        .await
+        .unwrap();
+    let repo = Repo::<M>::new(db);
+    let mut stream = repo.find(doc! {}).scan().stream();
+    let mut decoded = 0u64;
+    while let Some(_model) = stream.try_next().await.unwrap_or_else(|e| {
+        panic!(
+            "a `{}` document does not decode as {}: {e}",
+            M::COLLECTION,
+            M::NAME
+        )
+    }) {
+        decoded += 1;
+    }
+    assert_eq!(decoded, stored, "{}", M::COLLECTION);
+    decoded
+}
+
+/// The plan of `schema` against `db`: no index drift, and the only indexes
+/// to create are `creates` (`collection name`), the indexes the pulled
+/// references and id arrays declare where the server has none.
+async fn no_index_drift(schema: Schema, db: &Database, creates: &[&str]) {
+    let plan = schema.plan(db).await.unwrap();
+    let mut created = Vec::new();
+    for step in &plan.steps {
+        match step {
+            Step::CreateIndex { collection, spec } => {
+                created.push(format!("{collection} {}", spec.name));
+            }
+            Step::ConflictingIndex { .. } | Step::ExtraIndex { .. } => {
+                panic!("index drift: {step:?}\n{plan}")
+            }
+            Step::IndexVisibility { .. } => panic!("index drift: {step:?}\n{plan}"),
+            _ => {}
+        }
+    }
+    created.sort();
+    assert_eq!(created, creates, "{plan}");
+}
+
+async fn database(name: &str) -> Database {
+    let client = support::client().await;
+    support::fresh_db(&client, name).await
+}
+
+#[tokio::test]
+async fn blog_and_school() {
+    let db = database("pull_blog").await;
+    seeds::blog(&db, 500).await;
+    seeds::school(&db, 4).await;
+    let pulled = pulled_as_golden(&db, "blog_school").await;
+    assert_eq!(pulled.unbounded().count(), 0);
+    use blog_school::*;
+    assert_eq!(decode_all::<User>(&db).await, 1000);
+    assert_eq!(decode_all::<Post>(&db).await, 500);
+    assert_eq!(decode_all::<Student>(&db).await, 40);
+    assert_eq!(decode_all::<Course>(&db).await, 8);
+    let schema = Schema::new()
+        .with::<User>()
+        .with::<Post>()
+        .with::<Student>()
+        .with::<Course>();
+    no_index_drift(
+        schema,
+        &db,
+        &[
+            "courses studentIds_1",
+            "posts authorId_1__id_1",
+            "students courseIds_1",
+        ],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn stuck_room() {
+    let db = database("pull_stuck").await;
+    seeds::stuck_room(&db, 30).await;
+    let pulled = pulled_as_golden(&db, "stuck_room").await;
+    assert_eq!(pulled.unbounded().collect::<Vec<_>>(), ["rooms.messages"]);
+    assert!(
+        pulled.source.contains("looks unbounded: 2,089 items")
+            && !pulled
+                .source
+                .lines()
+                .any(|l| l.trim_start().starts_with("#[embed("))
+            && pulled.source.contains("pub messages: Vec<Message>,"),
+        "{}",
+        pulled.source
+    );
+}
+
+#[tokio::test]
+async fn shop() {
+    let db = database("pull_shop").await;
+    seeds::shop(&db, 200).await;
+    pulled_as_golden(&db, "shop").await;
+    use shop::*;
+    assert_eq!(decode_all::<Customer>(&db).await, 50);
+    assert_eq!(decode_all::<Product>(&db).await, 20);
+    assert_eq!(decode_all::<Order>(&db).await, 200);
+    let schema = Schema::new()
+        .with::<Customer>()
+        .with::<Product>()
+        .with::<Order>();
+    no_index_drift(schema, &db, &["orders customer_id_1__id_1"]).await;
+}
+
+#[tokio::test]
+async fn library() {
+    let db = database("pull_library").await;
+    seeds::library(&db, 100).await;
+    pulled_as_golden(&db, "library").await;
+    use library::*;
+    assert_eq!(decode_all::<Author>(&db).await, 30);
+    assert_eq!(decode_all::<Book>(&db).await, 100);
+    assert_eq!(decode_all::<Product>(&db).await, 25);
+    let schema = Schema::new()
+        .with::<Author>()
+        .with::<Book>()
+        .with::<Product>();
+    // The server's `{author_id: 1}` is declared as it is, and the reference
+    // left to a comment: the derive takes no index on a reference's own key
+    // beside the reference's.
+    no_index_drift(schema, &db, &[]).await;
+}
+
+#[tokio::test]
+async fn catalog() {
+    let db = database("pull_catalog").await;
+    seeds::catalog(&db, 40).await;
+    let pulled = pulled_as_golden(&db, "catalog").await;
+    assert!(pulled.source.contains("pub enum"), "{}", pulled.source);
+    use catalog::*;
+    assert_eq!(decode_all::<Item>(&db).await, 40);
+    assert_eq!(decode_all::<Sku>(&db).await, 60);
+    assert_eq!(decode_all::<Product>(&db).await, 20);
+    // Each item's `details` decoded as the variant its `type` names.
+    let items = Repo::<Item>::new(&db)
+        .find(doc! {})
+        .scan()
+        .all()
+        .await
+        .unwrap();
+    for item in &items {
+        let matches = matches!(
+            (item.type_.as_str(), &item.details),
+            ("book", Details::Book { .. }) | ("dvd", Details::Dvd { .. })
+        );
+        assert!(matches, "{item:?}");
+    }
+    let schema = Schema::new().with::<Item>().with::<Sku>().with::<Product>();
+    no_index_drift(schema, &db, &["products skus_1"]).await;
+}
+
+#[tokio::test]
+async fn messy() {
+    let db = database("pull_messy").await;
+    seeds::messy(&db, 20_000).await;
+    pulled_as_golden(&db, "messy").await;
+    assert_eq!(decode_all::<messy::Messy>(&db).await, 20_000);
+    no_index_drift(Schema::new().with::<messy::Messy>(), &db, &[]).await;
+}
+
+#[tokio::test]
+async fn the_schema_command_pulls_into_a_file() {
+    let db = database("pull_command").await;
+    seeds::library(&db, 10).await;
+    let out = std::env::temp_dir().join(format!("{}.rs", db.name()));
+    let argv = [
+        "schema".to_owned(),
+        "--uri".to_owned(),
+        support::uri(),
+        "--db".to_owned(),
+        db.name().to_owned(),
+        "pull".to_owned(),
+        "--full".to_owned(),
+        "--headroom".to_owned(),
+        "50".to_owned(),
+        "--out".to_owned(),
+        out.display().to_string(),
+    ];
+    let mut printed = Vec::new();
+    let outcome = run_with(&Schema::new(), argv, &mut printed).await.unwrap();
+    let printed = String::from_utf8(printed).unwrap();
+    assert_eq!(outcome, Outcome::Done, "{printed}");
+    let written = std::fs::read_to_string(&out).unwrap();
+    std::fs::remove_file(&out).unwrap();
+    let options = PullOptions {
+        full_scan: true,
+        headroom: 50,
+        ..PullOptions::default()
+    };
+    assert_eq!(written, pull(&db, &options).await.unwrap().source);
+    assert!(
+        written.contains("--headroom 50") && written.contains("#[embed(max = 10)]"),
+        "{written}"
+    );
+    assert!(
+        printed.contains("3 models") && printed.contains(&out.display().to_string()),
+        "{printed}"
+    );
+}
