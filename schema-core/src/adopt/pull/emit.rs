@@ -5,7 +5,7 @@
 
 use std::fmt::{self, Write as _};
 
-use super::shapes::{Body, Field, Sub, Ty};
+use super::ir::{Body, Field, Sub, Ty};
 
 /// The widest a comment line is written.
 const WIDTH: usize = 100;
@@ -194,7 +194,7 @@ pub(super) fn body(out: &mut String, name: &str, body: &Body, notes: bool) -> fm
                     writeln!(out)?;
                 }
                 if notes {
-                    let n = super::shapes::count(v.count);
+                    let n = super::ir::count(v.count);
                     comment(out, "    ", &format!("{:?}: {n} seen", v.value))?;
                 }
                 if tag.is_some() && v.rust != v.value {

@@ -2,11 +2,11 @@
 //! documents read, in memory that does not grow with the collection (per
 //! path, counts by BSON type, the arrays' lengths in a bounded reservoir,
 //! at most [`MAX_KEYS`] keys per sub-document, [`MAX_VALUES`] distinct
-//! values per field for references and tags).
+//! values per field for the tags of polymorphic sub-documents).
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use bson::{Bson, RawBsonRef, RawDocument};
+use bson::{RawBsonRef, RawDocument};
 
 /// The most keys recorded per sub-document: past it (a document used as a
 /// map, keyed by ids or dates), new keys are counted, not recorded.
@@ -162,15 +162,6 @@ pub(super) struct Values {
 pub(super) enum ValueKey {
     ObjectId(bson::oid::ObjectId),
     String(String),
-}
-
-impl ValueKey {
-    pub(super) fn to_bson(&self) -> Bson {
-        match self {
-            ValueKey::ObjectId(id) => Bson::ObjectId(*id),
-            ValueKey::String(s) => Bson::String(s.clone()),
-        }
-    }
 }
 
 impl Values {

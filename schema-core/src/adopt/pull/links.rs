@@ -1,4 +1,5 @@
-//! The references found between collections, and how each is declared:
+//! The references the audit found between collections, and how each is
+//! declared:
 //! `#[reference(index, to = ..)]` for one id at the root of a document,
 //! `#[many_to_many(..)]` for an array of ids (two-sided when the target
 //! keeps ids back), a comment for ids inside a sub-document (indexed from
@@ -6,13 +7,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use bson::{doc, Bson};
-use mongodb::Database;
-
 use super::infer::{Kind, Node, Object};
+use super::ir::{count, id_type, At, Ty};
 use super::names::field_name;
-use super::shapes::{count, id_type, At, Ty};
-use crate::error::{Error, Result};
 use crate::model::index::server::ServerIndex;
 
 /// One reference: the ids at a path are `_id`s of `to`.
@@ -105,7 +102,7 @@ impl Links {
         &mut self,
         roots: &BTreeMap<String, (String, Object)>,
         long: u64,
-        flagged: &BTreeSet<(String, String)>,
+        flagged: &BTreeMap<(String, String), String>,
     ) {
         for (collection, (name, object)) in roots {
             let mut fields = BTreeMap::new();
@@ -138,7 +135,7 @@ impl Links {
                 continue;
             };
             let target_id = self.targets.get(&link.to).and_then(|t| t.id.clone());
-            let flagged = flagged.contains(&(collection.clone(), path.clone()));
+            let flagged = flagged.contains_key(&(collection.clone(), path.clone()));
             if !flagged && linkable(node, object.count, long, target_id.as_ref()) {
                 self.linkable.insert((collection.clone(), path.clone()));
             }
@@ -234,77 +231,4 @@ fn linkable(node: &Node, documents: u64, long: u64, id: Option<&Ty>) -> bool {
         && array.lengths.max < long
         && (item.is_some() || array.items.present == 0)
         && (array.items.present == 0 || item.as_ref() == id)
-}
-
-/// Finds references by looking each field's first distinct ids and
-/// strings up among the `_id`s of every collection: a path whose every
-/// value looked up was found in one collection holds its ids.
-pub(super) async fn detect(
-    db: &Database,
-    roots: &BTreeMap<String, (String, Object)>,
-    indexed: &BTreeMap<String, BTreeSet<String>>,
-) -> Result<BTreeMap<(String, String), Link>> {
-    let mut found = BTreeMap::new();
-    for (collection, (_, object)) in roots {
-        let mut paths = Vec::new();
-        candidates(object, "", &mut paths);
-        for (path, values) in paths {
-            if path == "_id" {
-                continue;
-            }
-            for target in roots.keys() {
-                let coll = db.collection::<bson::Document>(target);
-                let hits = coll
-                    .count_documents(doc! { "_id": { "$in": values.clone() } })
-                    .await
-                    .map_err(|e| Error::from_server(e, "read", target))?;
-                if hits == values.len() as u64 {
-                    let leads = indexed
-                        .get(collection)
-                        .is_some_and(|firsts| firsts.contains(&path));
-                    found.insert(
-                        (collection.clone(), path.clone()),
-                        Link {
-                            to: target.clone(),
-                            checked: hits,
-                            found: hits,
-                            indexed: leads,
-                            one_sided: None,
-                            alone: None,
-                        },
-                    );
-                    break;
-                }
-            }
-        }
-    }
-    Ok(found)
-}
-
-/// The paths holding ids or strings (alone or in arrays), with their first
-/// distinct values.
-fn candidates(object: &Object, prefix: &str, out: &mut Vec<(String, Vec<Bson>)>) {
-    for (key, node) in &object.fields {
-        let path = if prefix.is_empty() {
-            key.clone()
-        } else {
-            format!("{prefix}.{key}")
-        };
-        let node = match node.array.as_ref() {
-            Some(array) if node.kinds().eq([Kind::Array]) => &array.items,
-            _ => node,
-        };
-        let scalar = node
-            .kinds()
-            .all(|k| matches!(k, Kind::ObjectId | Kind::String));
-        if scalar && !node.values.kept.is_empty() && node.kinds().count() == 1 {
-            out.push((
-                path.clone(),
-                node.values.kept.iter().map(|v| v.to_bson()).collect(),
-            ));
-        }
-        if let Some(sub) = node.object.as_ref() {
-            candidates(sub, &path, out);
-        }
-    }
 }

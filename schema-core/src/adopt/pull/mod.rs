@@ -33,12 +33,13 @@
 mod emit;
 mod indexes;
 mod infer;
+mod ir;
 mod links;
 mod names;
 mod shapes;
 mod tags;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt;
 
 use bson::{doc, Document as BsonDocument};
@@ -49,8 +50,9 @@ use super::sample;
 use crate::error::{Error, Result};
 use crate::model::index::server::ServerIndex;
 use infer::{Object, Splits};
+use ir::At;
 use names::{type_name, Scope, TAKEN_TYPES};
-use shapes::{At, Context, Shapes};
+use shapes::{Context, Shapes};
 
 /// What [`pull`] reads, and how it bounds arrays.
 #[derive(Debug, Clone, PartialEq)]
@@ -124,6 +126,43 @@ impl fmt::Display for Pulled {
 /// Reads every collection of `db` (reads only) and writes the Rust source
 /// of models that decode what it holds.
 pub async fn pull(db: &Database, options: &PullOptions) -> Result<Pulled> {
+    // The audit of the same data: the arrays that look unbounded, the
+    // references and the polymorphic sub-documents it finds.
+    let report = crate::adopt::audit::audit(
+        db,
+        &crate::AuditOptions {
+            sample: options.sample,
+            full_scan: options.full_scan,
+            long: options.long,
+        },
+    )
+    .await?;
+    let mut flagged = BTreeMap::new();
+    let mut found = BTreeMap::new();
+    let mut beside: BTreeMap<String, Splits> = BTreeMap::new();
+    for c in &report.collections {
+        for a in c.arrays.iter().filter(|a| a.unbounded.is_some()) {
+            let why = a.unbounded.clone().unwrap_or_default();
+            flagged.insert((a.collection.clone(), a.path.clone()), why);
+        }
+        for r in &c.references {
+            let link = links::Link {
+                to: r.to.clone(),
+                checked: r.checked,
+                found: r.found,
+                indexed: r.indexed,
+                one_sided: r.one_sided.as_ref().map(|o| o.one_sided),
+                alone: None,
+            };
+            found.insert((r.collection.clone(), r.path.clone()), link);
+        }
+        for p in &c.polymorphic {
+            if let Some(tag) = tags::beside(&p.tag, &p.path) {
+                let splits = beside.entry(p.collection.clone()).or_default();
+                splits.insert(p.path.clone(), tag);
+            }
+        }
+    }
     let names = sample::collections(db).await?;
     let mut types = Scope::with(TAKEN_TYPES);
     let mut walks: BTreeMap<String, (String, Object)> = BTreeMap::new();
@@ -136,9 +175,16 @@ pub async fn pull(db: &Database, options: &PullOptions) -> Result<Pulled> {
             ],
             "",
         );
-        let mut object = walk(db, name, options, &Splits::new()).await?;
-        let splits = tags::detect(&object);
-        if !splits.is_empty() {
+        let mut splits = beside.remove(name).unwrap_or_default();
+        let mut object = walk(db, name, options, &splits).await?;
+        // A tag inside the sub-document it decides (which the audit does
+        // not look for): a second walk keeps the fields per tag value.
+        let inside = tags::detect(&object);
+        let more = inside.iter().any(|(path, _)| !splits.contains_key(path));
+        for (path, tag) in inside {
+            splits.entry(path).or_insert(tag);
+        }
+        if more {
             object = walk(db, name, options, &splits).await?;
         }
         for (path, tag) in splits {
@@ -152,18 +198,7 @@ pub async fn pull(db: &Database, options: &PullOptions) -> Result<Pulled> {
         let indexes: Vec<ServerIndex> = models.iter().map(ServerIndex::from_model).collect();
         listed.insert(name.clone(), indexes);
     }
-    let leading: BTreeMap<String, BTreeSet<String>> = listed
-        .iter()
-        .map(|(name, indexes)| {
-            let firsts = indexes
-                .iter()
-                .filter_map(|i| i.keys.keys().next().cloned())
-                .collect();
-            (name.clone(), firsts)
-        })
-        .collect();
-    let flagged = BTreeSet::new();
-    let mut links = links::Links::new(links::detect(db, &walks, &leading).await?);
+    let mut links = links::Links::new(found);
     links.note_alone(&listed);
     links.prepare(&walks, options.long, &flagged);
     let ctx = Context {
@@ -187,7 +222,7 @@ pub async fn pull(db: &Database, options: &PullOptions) -> Result<Pulled> {
         let (fields, skipped) = shapes.fields(&at, object, None);
         let mut notes = vec![format!(
             "`{collection}`: {} documents read.",
-            shapes::count(object.count)
+            ir::count(object.count)
         )];
         if !skipped.is_empty() {
             notes.push(format!(
@@ -272,7 +307,7 @@ fn header(options: &PullOptions, models: &[PulledModel]) -> Vec<String> {
     };
     let counts: Vec<String> = models
         .iter()
-        .map(|m| format!("{} {}", m.collection, shapes::count(m.read)))
+        .map(|m| format!("{} {}", m.collection, ir::count(m.read)))
         .collect();
     let mut lines = vec![
         format!(

@@ -4,115 +4,21 @@
 //! the longest array seen, and one struct per distinct sub-document shape
 //! (identical shapes at several paths share one).
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
+use std::collections::BTreeMap;
 
 use super::infer::{Kind, Node, Object, Tag};
+use super::ir::{bound, count, scalar, At, Body, Field, Sub, Ty, Variant};
 use super::links::{Link, Links};
 use super::names::{field_name, plain_key, type_name, Scope, TAKEN_TYPES};
-
-/// The largest `max` an array's items can reach in 16 MiB at their
-/// smallest (the derive refuses a larger one).
-const MAX_BOUND: u64 = 1_987_591;
-
-/// A Rust type of the generated source.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Ty {
-    /// A type by name: `String`, `i64`, `DateTime` (imported), a model's.
-    Named(String),
-    Vec(Box<Ty>),
-    Option(Box<Ty>),
-}
-
-impl Ty {
-    fn named(name: &str) -> Ty {
-        Ty::Named(name.to_owned())
-    }
-
-    /// The type without its `Option`.
-    pub(super) fn inner(&self) -> &Ty {
-        match self {
-            Ty::Option(inner) => inner,
-            other => other,
-        }
-    }
-}
-
-impl fmt::Display for Ty {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Ty::Named(name) => f.write_str(name),
-            Ty::Vec(item) => write!(f, "Vec<{item}>"),
-            Ty::Option(inner) => write!(f, "Option<{inner}>"),
-        }
-    }
-}
-
-/// One field of a generated struct or variant.
-#[derive(Debug, Clone)]
-pub(super) struct Field {
-    pub(super) stored: String,
-    pub(super) rust: String,
-    pub(super) ty: Ty,
-    /// Missing from some documents: left out when `None`.
-    pub(super) skip_none: bool,
-    /// `#[embed(..)]`, `#[reference(..)]`, `#[many_to_many(..)]`.
-    pub(super) attrs: Vec<String>,
-    /// What was seen, one comment line each.
-    pub(super) notes: Vec<String>,
-}
-
-/// A generated sub-document type's body.
-#[derive(Debug, Clone)]
-pub(super) enum Body {
-    Struct {
-        fields: Vec<Field>,
-        open: bool,
-    },
-    /// One variant per tag value; `tag` is the key inside the sub-document
-    /// (`#[serde(tag)]`), or `None` when the tag is stored beside it
-    /// (`#[serde(untagged)]`).
-    Enum {
-        tag: Option<String>,
-        variants: Vec<Variant>,
-    },
-}
-
-/// One variant of a polymorphic sub-document.
-#[derive(Debug, Clone)]
-pub(super) struct Variant {
-    pub(super) rust: String,
-    pub(super) value: String,
-    pub(super) count: u64,
-    pub(super) fields: Vec<Field>,
-}
-
-/// A `#[derive(Embedded)]` type.
-#[derive(Debug, Clone)]
-pub(super) struct Sub {
-    pub(super) name: String,
-    /// Every stored path it stands for.
-    pub(super) paths: Vec<String>,
-    pub(super) notes: Vec<String>,
-    pub(super) body: Body,
-}
-
-/// Where a field is: its collection, the type holding it, its path.
-pub(super) struct At<'a> {
-    pub(super) collection: &'a str,
-    pub(super) owner: &'a str,
-    pub(super) path: String,
-    pub(super) root: bool,
-}
-
 /// What the shapes are built with.
 pub(super) struct Context<'a> {
     /// `PullOptions::headroom`, in percent.
     pub(super) headroom: u32,
     /// `PullOptions::long`.
     pub(super) long: u64,
-    /// Array paths the audit found unbounded, by collection and path.
-    pub(super) flagged: &'a BTreeSet<(String, String)>,
+    /// Array paths the audit found unbounded, by collection and path, with
+    /// its reason.
+    pub(super) flagged: &'a BTreeMap<(String, String), String>,
     pub(super) links: &'a Links,
     /// The tag of each split path, by collection.
     pub(super) tags: &'a BTreeMap<(String, String), Tag>,
@@ -154,60 +60,6 @@ impl Typed {
             notes,
             free: true,
         }
-    }
-}
-
-/// `n` with thousands separated (`20,000`).
-pub(super) fn count(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// The `max` for arrays seen at most `longest` long: `longest` plus
-/// `headroom` percent, rounded up to 1, 2 or 5 times a power of ten.
-pub(super) fn bound(longest: u64, headroom: u32) -> u64 {
-    let wanted = (u128::from(longest.max(1)) * (100 + u128::from(headroom))).div_ceil(100);
-    let mut step: u128 = 1;
-    loop {
-        for m in [1, 2, 5] {
-            if step * m >= wanted {
-                return u64::try_from(step * m).unwrap_or(MAX_BOUND).min(MAX_BOUND);
-            }
-        }
-        step *= 10;
-    }
-}
-
-fn scalar(kind: Kind) -> Option<&'static str> {
-    Some(match kind {
-        Kind::Int32 => "i32",
-        Kind::Int64 => "i64",
-        Kind::Double => "f64",
-        Kind::Decimal => "Decimal128",
-        Kind::String => "String",
-        Kind::Bool => "bool",
-        Kind::Date => "DateTime",
-        Kind::ObjectId => "ObjectId",
-        Kind::Binary => "Binary",
-        Kind::Timestamp => "Timestamp",
-        Kind::Regex => "Regex",
-        Kind::Document | Kind::Array | Kind::Other(_) => return None,
-    })
-}
-
-/// The Rust type of an id stored as `kind`, when it has one.
-pub(super) fn id_type(node: &Node) -> Option<Ty> {
-    let kinds: Vec<Kind> = node.kinds().collect();
-    match kinds[..] {
-        [kind] => scalar(kind).map(Ty::named),
-        _ => None,
     }
 }
 
@@ -408,15 +260,19 @@ impl<'a> Shapes<'a> {
         let flagged = self
             .ctx
             .flagged
-            .contains(&(at.collection.to_owned(), at.path.clone()));
-        if max >= self.ctx.long || flagged {
+            .get(&(at.collection.to_owned(), at.path.clone()));
+        let why = if max >= self.ctx.long {
+            Some(format!("{} items in one document", count(max)))
+        } else {
+            flagged.map(|why| format!("the audit says: {why}"))
+        };
+        if let Some(why) = why {
             notes.push(format!(
-                "looks unbounded: {} items in one document, so no bound is declared and this \
-                 model does not compile until you decide: bound it (`#[embed(max = N)]`, pushes \
-                 refused past N), or move the items out into a collection of their own, each \
-                 pointing at its parent (`#[reference(index)]`: the move of an embedded array \
-                 into its own collection)",
-                count(max)
+                "looks unbounded: {why}; so no bound is declared and this model does not \
+                 compile until you decide: bound it (`#[embed(max = N)]`, pushes refused past \
+                 N), or move the items out into a collection of their own, each pointing at \
+                 its parent (`#[reference(index)]`: the move of an embedded array into its own \
+                 collection)"
             ));
             self.unbounded
                 .push((at.collection.to_owned(), at.path.clone()));
@@ -541,30 +397,5 @@ impl<'a> Shapes<'a> {
             body,
         });
         name
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bounds_take_the_headroom_and_round_up() {
-        assert_eq!(bound(3, 100), 10);
-        assert_eq!(bound(5, 100), 10);
-        assert_eq!(bound(9, 100), 20);
-        assert_eq!(bound(2, 100), 5);
-        assert_eq!(bound(0, 100), 2);
-        assert_eq!(bound(10, 0), 10);
-        assert_eq!(bound(11, 0), 20);
-        assert_eq!(bound(300, 50), 500);
-        assert_eq!(bound(1_500_000, 100), MAX_BOUND);
-    }
-
-    #[test]
-    fn counts_are_grouped() {
-        assert_eq!(count(20000), "20,000");
-        assert_eq!(count(999), "999");
-        assert_eq!(count(1_234_567), "1,234,567");
     }
 }

@@ -1,12 +1,24 @@
-//! Polymorphic sub-documents: a string field of few values (a tag) beside
-//! or inside a sub-document whose keys vary, found in the walk, so that a
-//! second walk can keep the sub-document's fields per tag value (seed
-//! 004's `type` beside `details`).
+//! Polymorphic sub-documents: a string field of few values (a tag) that
+//! decides the keys of a sub-document. The audit finds a tag beside its
+//! sub-document (seed 004's `type` beside `details`); the walk finds one
+//! inside it (`{details: {kind: "book", ..}}`), so that a second walk can
+//! keep the sub-document's fields per tag value.
 
 use super::infer::{Kind, Node, Object, Splits, Tag};
 
+/// The tag the audit found for the sub-document at `path`, when it is
+/// beside it (the same prefix).
+pub(super) fn beside(tag: &str, path: &str) -> Option<Tag> {
+    let parent = |p: &str| {
+        p.rsplit_once('.')
+            .map_or(String::new(), |(a, _)| a.to_owned())
+    };
+    let key = tag.rsplit_once('.').map_or(tag, |(_, k)| k);
+    (parent(tag) == parent(path)).then(|| Tag::Beside(key.to_owned()))
+}
+
 /// The sub-document paths of `object` whose keys vary, each with the tag
-/// of fewest values beside or inside it (inside preferred).
+/// of fewest values inside it.
 pub(super) fn detect(object: &Object) -> Splits {
     let mut splits = Splits::new();
     find(object, "", &mut splits);
@@ -22,15 +34,8 @@ fn find(object: &Object, prefix: &str, out: &mut Splits) {
         };
         if let Some(sub) = only(node, Kind::Document).and_then(|n| n.object.as_deref()) {
             if varies(sub) {
-                let inside = best(sub.fields.iter(), sub.count);
-                let beside = best(
-                    object.fields.iter().filter(|(k, _)| *k != key),
-                    object.count,
-                );
-                if let Some(tag) = inside {
+                if let Some(tag) = best(sub.fields.iter(), sub.count) {
                     out.insert(path.clone(), Tag::Inside(tag));
-                } else if let Some(tag) = beside {
-                    out.insert(path.clone(), Tag::Beside(tag));
                 }
             }
             find(sub, &path, out);
@@ -108,13 +113,13 @@ mod tests {
     }
 
     #[test]
-    fn a_tag_beside_a_varying_sub_document_is_found_and_tells_apart() {
+    fn a_tag_inside_a_varying_sub_document_is_found_and_tells_apart() {
         let docs: Vec<bson::Document> = (0..6)
             .map(|i| {
                 if i % 2 == 0 {
-                    doc! { "type": "book", "name": format!("n{i}"), "details": { "isbn": "1" } }
+                    doc! { "name": format!("n{i}"), "details": { "type": "book", "isbn": "1" } }
                 } else {
-                    doc! { "type": "dvd", "name": format!("n{i}"), "details": { "director": "d" } }
+                    doc! { "name": format!("n{i}"), "details": { "type": "dvd", "director": "d" } }
                 }
             })
             .collect();
@@ -122,11 +127,21 @@ mod tests {
         let splits = detect(&first);
         assert_eq!(
             splits,
-            Splits::from([("details".to_owned(), Tag::Beside("type".to_owned()))])
+            Splits::from([("details".to_owned(), Tag::Inside("type".to_owned()))])
         );
         let second = walk(&docs, &splits);
         let details = second.fields["details"].object.as_deref().unwrap();
         assert!(tells_apart(details));
+    }
+
+    #[test]
+    fn the_audits_tag_is_beside_its_sub_document_when_they_share_a_prefix() {
+        assert_eq!(beside("type", "details"), Some(Tag::Beside("type".into())));
+        assert_eq!(
+            beside("a.type", "a.details"),
+            Some(Tag::Beside("type".into()))
+        );
+        assert_eq!(beside("type", "a.details"), None);
     }
 
     #[test]

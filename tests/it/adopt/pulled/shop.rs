@@ -25,7 +25,7 @@ pub struct Order {
     #[serde(rename = "_id")]
     pub id: ObjectId,
     pub created_at: DateTime,
-    // holds `customers` ids (32 of 32 looked up found); no index leads with it on the server
+    // holds `customers` ids (50 of 50 looked up found); no index leads with it on the server
     #[reference(index, to = Customer)]
     pub customer_id: ObjectId,
     // lengths: max 4, p50 2, p99 4, 200 arrays seen

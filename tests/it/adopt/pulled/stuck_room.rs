@@ -15,7 +15,7 @@ pub struct Room {
     #[serde(rename = "_id")]
     pub id: String,
     // lengths: max 2,089, p50 5, p99 2,089, 31 arrays seen
-    // looks unbounded: 2,089 items in one document, so no bound is declared and this model does not
+    // looks unbounded: 2,089 items in one document; so no bound is declared and this model does not
     // compile until you decide: bound it (`#[embed(max = N)]`, pushes refused past N), or move the
     // items out into a collection of their own, each pointing at its parent (`#[reference(index)]`:
     // the move of an embedded array into its own collection)
