@@ -120,6 +120,9 @@ pub use adopt::audit::{
     REFERENCE_SAMPLE, RESERVOIR, TAG_VALUES,
 };
 
+// Adopting a database: moving a stuck array out into a collection of its own.
+pub use adopt::move_out::{MoveOptions, MoveOut, MoveProgress, MoveReads};
+
 // Adopting a database: models generated from the data.
 pub use adopt::pull::{pull, PullOptions, Pulled, PulledModel};
 

@@ -2,5 +2,6 @@
 //! it holds against them.
 
 pub(crate) mod audit;
+pub(crate) mod move_out;
 pub(crate) mod pull;
 mod sample;

@@ -4,5 +4,6 @@
 //! array into a collection of its own.
 
 mod audit;
+mod move_out;
 mod pull;
 pub mod seeds;
