@@ -51,10 +51,13 @@ pub struct Variant {
 /// values.
 type Pair = Option<BTreeMap<String, (u64, BTreeSet<String>)>>;
 
-/// The pairs of one collection, by (prefix, tag key, sub-document key).
+/// The pairs of one collection, by `prefix NUL tag NUL sub-document key`
+/// (a stored name holds no NUL).
 #[derive(Debug, Default)]
 pub(super) struct Shapes {
-    pairs: BTreeMap<(String, String, String), Pair>,
+    pairs: BTreeMap<String, Pair>,
+    /// The key being looked up, reused.
+    at: String,
 }
 
 impl Shapes {
@@ -67,14 +70,19 @@ impl Shapes {
     ) {
         for (tag, value) in strings {
             for (key, sub) in subs {
-                let at = (prefix.to_owned(), (*tag).to_owned(), (*key).to_owned());
-                if !self.pairs.contains_key(&at) && self.pairs.len() >= PAIRS {
-                    continue;
+                self.at.clear();
+                for part in [prefix, "\0", tag, "\0", key] {
+                    self.at.push_str(part);
                 }
-                let entry = self
-                    .pairs
-                    .entry(at)
-                    .or_insert_with(|| Some(BTreeMap::new()));
+                if !self.pairs.contains_key(self.at.as_str()) {
+                    if self.pairs.len() >= PAIRS {
+                        continue;
+                    }
+                    self.pairs.insert(self.at.clone(), Some(BTreeMap::new()));
+                }
+                let Some(entry) = self.pairs.get_mut(self.at.as_str()) else {
+                    continue;
+                };
                 let Some(values) = entry.as_mut() else {
                     continue;
                 };
@@ -98,8 +106,10 @@ impl Shapes {
     pub(super) fn audit(&self, collection: &str) -> Vec<PolymorphicAudit> {
         self.pairs
             .iter()
-            .filter_map(|((prefix, tag, key), values)| {
+            .filter_map(|(at, values)| {
                 let values = values.as_ref()?;
+                let mut parts = at.split('\0');
+                let (prefix, tag, key) = (parts.next()?, parts.next()?, parts.next()?);
                 let seen: u64 = values.values().map(|(n, _)| n).sum();
                 let mut shapes = values.values().map(|(_, keys)| keys);
                 let first = shapes.next()?;

@@ -191,7 +191,10 @@ pub(super) struct Candidates {
 
 impl Candidates {
     fn entry(&mut self, path: &str) -> Option<&mut Candidate> {
-        if !self.paths.contains_key(path) && self.paths.len() >= CANDIDATE_PATHS {
+        if self.paths.contains_key(path) {
+            return self.paths.get_mut(path);
+        }
+        if self.paths.len() >= CANDIDATE_PATHS {
             return None;
         }
         Some(self.paths.entry(path.to_owned()).or_default())

@@ -63,7 +63,7 @@ impl Scan {
             self.ids.add(id);
         }
         let created = self.created(raw, id);
-        self.walk(raw, "", created, id);
+        self.walk(raw, &mut String::new(), created, id);
         if let Some(checked) = &mut self.checked {
             checked.add(raw);
         }
@@ -88,66 +88,71 @@ impl Scan {
         }
     }
 
-    /// Walks `doc` (the document, or a sub-document at `prefix`).
+    /// Walks `doc` (the document, or a sub-document at `path`); `path` is
+    /// one buffer for the whole walk, each key pushed and truncated away.
     fn walk(
         &mut self,
         doc: &RawDocument,
-        prefix: &str,
+        path: &mut String,
         created: Option<i64>,
         own_id: Option<RawBsonRef<'_>>,
     ) {
+        let top = path.is_empty();
+        let prefix = path.len();
         let mut level: Level<'_> = (Vec::new(), Vec::new());
         for (key, value) in doc.iter().flatten() {
             let key = key.as_str();
-            if prefix.is_empty() && key == "_id" {
+            if top && key == "_id" {
                 continue;
             }
-            let path = if prefix.is_empty() {
-                key.to_owned()
-            } else {
-                format!("{prefix}.{key}")
-            };
+            if !top {
+                path.push('.');
+            }
+            path.push_str(key);
             match value {
                 RawBsonRef::Array(array) => {
                     let mut length = 0;
                     for item in array.into_iter().flatten() {
                         length += 1;
                         match item {
-                            RawBsonRef::Document(sub) => self.walk(sub, &path, created, None),
+                            RawBsonRef::Document(sub) => self.walk(sub, path, created, None),
                             scalar => {
-                                self.candidates.add(&path, scalar, true);
-                                if let (true, Some(own)) = (prefix.is_empty(), own_id) {
-                                    self.candidates.link(&path, own, scalar);
+                                self.candidates.add(path, scalar, true);
+                                if let (true, Some(own)) = (top, own_id) {
+                                    self.candidates.link(path, own, scalar);
                                 }
                             }
                         }
                     }
-                    self.arrays
-                        .entry(path)
-                        .or_default()
-                        .add(length, created, self.read);
+                    let lengths = match self.arrays.get_mut(path.as_str()) {
+                        Some(lengths) => lengths,
+                        None => self.arrays.entry(path.clone()).or_default(),
+                    };
+                    lengths.add(length, created, self.read);
                 }
                 RawBsonRef::Document(sub) => {
                     level.1.push((key, sub));
-                    self.walk(sub, &path, created, None);
+                    self.walk(sub, path, created, None);
                 }
                 RawBsonRef::String(text) => {
                     level.0.push((key, text));
-                    self.candidates.add(&path, value, false);
+                    self.candidates.add(path, value, false);
                 }
-                scalar => self.candidates.add(&path, scalar, false),
+                scalar => self.candidates.add(path, scalar, false),
             }
+            path.truncate(prefix);
         }
         if !level.0.is_empty() && !level.1.is_empty() {
-            self.shapes.add(prefix, &level.0, &level.1);
+            self.shapes.add(&path[..prefix], &level.0, &level.1);
         }
     }
 
     /// What was kept, as the collection's audit (its references, shapes
     /// and declared checks filled in later, by the driver).
     pub(super) fn audit(&mut self, options: &AuditOptions) -> CollectionAudit {
+        // An ObjectId `_id`'s time wins over a date field, as in `created`.
         let age_from = match (&self.date_field, self.aged_by_id) {
-            (Some(Some(field)), _) => Some(field.as_str()),
+            (Some(Some(field)), false) => Some(field.as_str()),
             _ => None,
         };
         let arrays = std::mem::take(&mut self.arrays)
