@@ -221,7 +221,7 @@ pub async fn library(db: &Database, books: usize) {
     let products = (0..25)
         .map(|i| {
             let reviews: Vec<Document> = (0..i % 6)
-                .map(|r| doc! { "user": format!("User {r}"), "rating": (1 + r % 5) as i32, "comment": "Great value." })
+                .map(|r| doc! { "user": format!("User {r}"), "rating": 1 + r % 5, "comment": "Great value." })
                 .collect();
             doc! { "_id": ObjectId::new(), "name": format!("SSD {i}"), "price": 129.99, "reviews": reviews }
         })
