@@ -14,6 +14,7 @@ mod models;
 #[path = "../support/mod.rs"]
 mod support;
 
+mod adopt_move_kill;
 mod faults;
 mod kill;
 mod outage_retry;

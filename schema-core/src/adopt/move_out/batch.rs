@@ -37,9 +37,10 @@ const MAX_CHANGED: u32 = 100;
 /// rewritten beside other large writes can meet it.
 const TOO_LARGE_FOR_CACHE: i32 = 388;
 
-/// How many times a batch refused as too large for the cache is tried
-/// again, each time with half the items and after a longer pause.
-const MAX_SPLITS: u32 = 8;
+/// How many times in a row a batch the server failed is tried again, each
+/// time after a longer pause (and with half the items when it was too
+/// large for the cache).
+const MAX_TRIES: u32 = 8;
 
 /// What one batch did.
 enum Batch {
@@ -67,11 +68,16 @@ impl<P: Document, C: Document> MoveOut<P, C> {
     /// batch is not written, the batches before are); at an item whose
     /// order value is below the one before it (readers take the array in
     /// order); and at a parent whose path holds something else than an
-    /// array. Run again to resume: it moves what is left. A batch the
-    /// server refuses as too large for its storage engine's cache (code
-    /// 388, `TransactionTooLargeForCache`: a parent near 16 MiB is
-    /// rewritten in it) is tried again with half the items after a pause,
-    /// up to 8 times, and the parent's next batches keep the smaller size.
+    /// array. Run again to resume: it moves what is left.
+    ///
+    /// A batch the server fails is tried again after a pause, up to 8
+    /// times in a row: it reads what is left in its own transaction, so
+    /// each item still moves once whether the failed attempt committed or
+    /// not (one whose commit's outcome was unknown is then not counted in
+    /// [`MoveProgress::moved`]). One refused as too large for the storage
+    /// engine's cache (code 388, `TransactionTooLargeForCache`: a parent
+    /// near 16 MiB is rewritten in it) is tried with half the items, and
+    /// the parent's next batches keep the smaller size.
     ///
     /// Per batch: one `aggregate` reading the parent's first items and the
     /// array's length, one `insert` of the children, one `update` of the
@@ -133,15 +139,22 @@ impl<P: Document, C: Document> MoveOut<P, C> {
                     .one_batch(&repo, db, &maker, options, size, order, &last)
                     .await
                 {
-                    Err(e) if e.code() == Some(TOO_LARGE_FOR_CACHE) && tries < MAX_SPLITS => {
-                        // Smaller, and later: the cache's share of a
-                        // transaction is what other writes leave of it.
-                        (size, tries) = ((size / 2).max(1), tries + 1);
+                    // A batch reads what is left in its own transaction,
+                    // so trying it again after any server error moves each
+                    // item once, whether the failed one committed or not.
+                    Err(e @ Error::Driver(_)) if tries < MAX_TRIES => {
+                        if e.code() == Some(TOO_LARGE_FOR_CACHE) {
+                            // The cache's share of a transaction is what
+                            // other writes leave of it: smaller, and later.
+                            size = (size / 2).max(1);
+                        }
+                        tries += 1;
                         tokio::time::sleep(Duration::from_millis(100) * tries).await;
                         continue;
                     }
                     batch => batch?,
                 };
+                tries = 0;
                 match batch {
                     Batch::Moved {
                         items,

@@ -56,6 +56,9 @@ impl<P: Document, C: Document> MoveOut<P, C> {
     }
 }
 
+/// How many times a read the server failed is read again.
+const READ_RETRIES: u32 = 3;
+
 /// An item read, with its order value.
 struct Read<C> {
     order: Bson,
@@ -69,7 +72,9 @@ impl<P: Document, C: Document> MoveReads<P, C> {
     /// the parent's array, one `find` of its children (on their reference
     /// index), one `commitTransaction`. An item still in the array reads
     /// with its own `_id`, or, when it has none, with a fresh `ObjectId`
-    /// made for this read (its child gets another one).
+    /// made for this read (its child gets another one). A read the server
+    /// fails (its snapshot transaction ended under load) is read again, up
+    /// to 3 times: it writes nothing.
     pub async fn items(&self, parent: &P::Id) -> Result<Vec<C>> {
         self.read(parent, None).await
     }
@@ -111,18 +116,31 @@ impl<P: Document, C: Document> MoveReads<P, C> {
         let children = self.repo.children(self.moving.reference, parent);
         children.require_index().await?;
         let models = [P::NAME, C::NAME];
-        crate::txn::transact(
-            self.repo.support(),
-            &models,
-            self.repo.database().client(),
-            None,
-            &self.config,
-            (self, &parent_bson, newest),
-            |s, (this, parent, newest)| {
-                Box::pin(async move { this.snapshot(s, parent, *newest).await })
-            },
-        )
-        .await
+        let mut tries = 0;
+        loop {
+            let read = crate::txn::transact(
+                self.repo.support(),
+                &models,
+                self.repo.database().client(),
+                None,
+                &self.config,
+                (self, &parent_bson, newest),
+                |s, (this, parent, newest)| {
+                    Box::pin(async move { this.snapshot(s, parent, *newest).await })
+                },
+            )
+            .await;
+            match read {
+                // The transaction writes nothing: one the server ended on
+                // its own (a snapshot held under cache pressure, ended
+                // without a retry label by some servers) is read again.
+                Err(Error::Driver(_)) if tries < READ_RETRIES => {
+                    tries += 1;
+                    tokio::time::sleep(std::time::Duration::from_millis(50) * tries).await;
+                }
+                read => return read,
+            }
+        }
     }
 
     /// The read, in the transaction of `session`.
