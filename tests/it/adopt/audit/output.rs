@@ -115,4 +115,3 @@ async fn the_command_prints_each_format_and_exits_with_1() {
     );
     assert!(printed.ends_with("findings: 6\n"), "{printed}");
 }
-
