@@ -48,6 +48,7 @@ mod repo;
 mod setup;
 mod txn;
 mod typed;
+mod watch;
 mod write;
 
 /// The BSON crate this one is built on (`bson` 3): name its types
@@ -112,6 +113,9 @@ pub use relation::{
     Asymmetry, AsymmetryKind, Children, Links, OverMax, RepairReport, Through, VerifyReport,
 };
 
+// Reacting to changes: typed change streams.
+pub use watch::{Change, ChangeStream, Event, Gap, OnLost, Recovery, Watch};
+
 // Adopting a database: its audit.
 pub use adopt::audit::{
     audit, audit_with, ArrayAudit, Audit, AuditOptions, AuditProgress, AuditStage,
@@ -145,7 +149,8 @@ pub use txn::{
 
 // Errors.
 pub use error::{
-    code, label, DriverError, Error, FailedInsert, InsertManyFailure, QueryFields, Result,
+    code, label, ChangeError, DriverError, Error, FailedInsert, InsertManyFailure, LostBecause,
+    QueryFields, Result,
 };
 
 /// Typed filters beyond a field's own comparisons: [`and`](filter::and),

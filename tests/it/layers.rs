@@ -34,6 +34,7 @@ const CORE_LAYERS: &[&str] = &[
     "growth",
     "relation",
     "write",
+    "watch",
     "adopt",
     "cli",
 ];

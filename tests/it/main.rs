@@ -52,4 +52,5 @@ mod typed;
 mod validator;
 mod versions;
 mod versions_and_timestamps;
+mod watch;
 mod writes;

@@ -397,6 +397,9 @@ pub enum Error {
         /// The deserializer's account.
         source: Box<bson::error::Error>,
     },
+    /// A typed change stream yielded an error or stopped (see [`ChangeError`]).
+    #[error("{0}")]
+    Change(Box<ChangeError>),
     /// A document would be over the server's limit of
     /// [`MAX_DOCUMENT_SIZE`](crate::MAX_DOCUMENT_SIZE) bytes as BSON (an
     /// insert or replace of it, or a push of items that alone exceed it); it
@@ -425,11 +428,13 @@ pub enum Error {
     },
 }
 
+mod change;
 mod driver;
 mod insert_many;
 mod message;
 mod server;
 
+pub use change::{ChangeError, LostBecause};
 pub use driver::DriverError;
 pub use insert_many::{FailedInsert, InsertManyFailure};
 pub use message::QueryFields;
