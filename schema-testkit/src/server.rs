@@ -73,6 +73,8 @@ pub struct ServerOptions {
     /// server acknowledges a commit up to ~100 ms before it is on disk
     /// (turned off only to measure that, see RELIABILITY.md).
     pub sync_on_commit: bool,
+    /// More arguments for the server (`--oplog-max-entries 50`, say).
+    pub extra_args: Vec<String>,
 }
 
 impl Default for ServerOptions {
@@ -83,6 +85,7 @@ impl Default for ServerOptions {
             data_dir: None,
             port: None,
             sync_on_commit: true,
+            extra_args: Vec::new(),
         }
     }
 }
@@ -143,6 +146,7 @@ impl Server {
         if options.sync_on_commit {
             args.push("--sync-on-commit".to_owned());
         }
+        args.extend(options.extra_args.iter().cloned());
         let mut watchdog = Command::new("sh")
             .arg("-c")
             .arg(WATCHDOG)

@@ -20,3 +20,4 @@ mod kill;
 mod outage_retry;
 mod restart;
 mod versions_kill;
+mod watch;

@@ -225,3 +225,29 @@ async fn a_saved_token_resumes_just_after_its_change() {
         }
     }
 }
+
+#[tokio::test]
+async fn after_a_drop_restart_from_now_goes_on_just_after_the_invalidate() {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, "watch_drop").await;
+    let orders = Repo::<Order>::new(&db);
+    orders.insert(&order("before", "new", 1)).await.unwrap();
+    let mut changes = orders
+        .watch()
+        .on_lost(schema_core::OnLost::RestartFromNow)
+        .await
+        .unwrap();
+    orders.collection().drop().await.unwrap();
+    // Written between the invalidate and the stream opening again.
+    orders.insert(&order("after", "new", 2)).await.unwrap();
+    assert!(matches!(event(&mut changes).await.change, Change::Dropped));
+    assert!(matches!(
+        event(&mut changes).await.change,
+        Change::Invalidate
+    ));
+    match event(&mut changes).await.change {
+        Change::Insert(o) => assert_eq!(o.id, "after"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(changes.opens(), 2);
+}

@@ -1,0 +1,217 @@
+//! Typed change streams across outages (`Repo::watch`): the server
+//! restarted under a running stream (every change delivered once, in
+//! order), and a resume token older than the server's history (a server
+//! of the test's own keeping only `--oplog-max-entries 20`) handled by each
+//! `OnLost` policy with one resume attempt, never a loop of them (the
+//! `aggregate` commands counted).
+
+use crate::support;
+
+use std::time::Duration;
+
+use futures_util::TryStreamExt;
+use mongodb::options::ClientOptions;
+use mongodb::Client;
+use schema_core::prelude::*;
+use schema_core::{Change, ChangeError, ChangeStream, Error, Event, LostBecause, OnLost, Recovery};
+use schema_testkit::command_log::CommandLog;
+use schema_testkit::server::{Server, ServerOptions};
+use serde::{Deserialize, Serialize};
+use support::own_server::{start, DataDir};
+
+#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[document(collection = "watched_orders")]
+struct Order {
+    #[serde(rename = "_id")]
+    id: String,
+    status: String,
+}
+
+fn order(i: usize) -> Order {
+    Order {
+        id: format!("o{i:04}"),
+        status: "new".into(),
+    }
+}
+
+/// The most any waiting step takes.
+const STEP: Duration = Duration::from_secs(60);
+
+/// A client of `uri` that gives up selecting a server after 1 s, so that
+/// the stream's own recovery (not the driver's wait) rides the outage.
+async fn client_of(uri: &str, log: Option<&CommandLog>) -> Client {
+    let mut options = ClientOptions::parse(uri).await.unwrap();
+    options.server_selection_timeout = Some(Duration::from_secs(1));
+    if let Some(log) = log {
+        log.record(&mut options);
+    }
+    Client::with_options(options).unwrap()
+}
+
+async fn next_event(stream: &mut ChangeStream<Order>) -> Event<Order> {
+    match tokio::time::timeout(STEP, stream.try_next()).await {
+        Ok(Ok(Some(event))) => event,
+        other => panic!("no event: {other:?}"),
+    }
+}
+
+/// Inserts `o`, again until acknowledged (or found there: an insert whose
+/// answer was lost) while the server comes back.
+async fn insert_until_acked(orders: &Repo<Order>, o: &Order) {
+    let deadline = tokio::time::Instant::now() + STEP;
+    loop {
+        match orders.insert(o).await {
+            Ok(()) | Err(Error::DuplicateKey { .. }) => return,
+            Err(e) if tokio::time::Instant::now() < deadline => {
+                eprintln!("insert {}: {e}; again", o.id);
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(e) => panic!("insert {}: {e}", o.id),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_restart_under_a_running_stream_loses_and_repeats_no_change() {
+    const HALF: usize = 100;
+    let dir = DataDir::new("watch-restart");
+    let mut server = start(&dir, None);
+    let port = server.port();
+    let client = client_of(&server.uri(), None).await;
+    let orders = Repo::<Order>::new(&client.database("watch_restart"));
+    let mut changes = orders
+        .watch()
+        .max_await_time(Duration::from_millis(200))
+        .recovery(
+            Recovery::default()
+                .attempts(40)
+                .delays(Duration::from_millis(100), Duration::from_secs(1)),
+        )
+        .await
+        .unwrap();
+
+    // A consumer slower than the writer, so that changes acknowledged
+    // before the stop are still to be delivered when it comes.
+    let consumer = tokio::spawn(async move {
+        let mut seen = Vec::new();
+        while seen.len() < 2 * HALF {
+            match next_event(&mut changes).await.change {
+                Change::Insert(o) => seen.push(o.id),
+                other => panic!("{other:?}"),
+            }
+            if seen.len() < HALF {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+        (seen, changes.opens())
+    });
+    for i in 0..HALF {
+        orders.insert(&order(i)).await.unwrap();
+    }
+    let stopped = std::time::Instant::now();
+    server.stop();
+    // Down for longer than the driver's one resume waits (its server
+    // selection gives up after 1 s): the stream's own recovery rides it.
+    std::thread::sleep(Duration::from_secs(3));
+    let server = start(&dir, Some(port));
+    eprintln!("the server was down for {:?}", stopped.elapsed());
+    for i in HALF..2 * HALF {
+        insert_until_acked(&orders, &order(i)).await;
+    }
+    let (seen, opens) = tokio::time::timeout(STEP, consumer)
+        .await
+        .expect("the consumer saw every change")
+        .unwrap();
+    let expected: Vec<String> = (0..2 * HALF).map(|i| order(i).id).collect();
+    assert_eq!(seen, expected, "every change once, in order");
+    assert!(opens > 1, "it opened again after the restart: {opens}");
+    eprintln!("opened {opens} times");
+    drop(server);
+}
+
+/// A server keeping only the last 20 oplog entries, and a token of a
+/// change 1,100 changes before: older than its history.
+async fn lost_token() -> (
+    Server,
+    Client,
+    CommandLog,
+    Repo<Order>,
+    mongodb::change_stream::event::ResumeToken,
+) {
+    let server = Server::start(ServerOptions {
+        extra_args: vec!["--oplog-max-entries".into(), "20".into()],
+        ..Default::default()
+    })
+    .unwrap();
+    let log = CommandLog::default();
+    let client = client_of(&server.uri(), Some(&log)).await;
+    let orders = Repo::<Order>::new(&client.database("watch_lost"));
+    let mut changes = orders.watch().await.unwrap();
+    orders.insert(&order(0)).await.unwrap();
+    let token = next_event(&mut changes).await.token;
+    drop(changes);
+    // The server prunes its oplog every 1,000 entries written: 1,100 more.
+    let more: Vec<Order> = (1..=1100).map(order).collect();
+    orders.insert_many(&more).await.unwrap();
+    log.clear();
+    (server, client, log, orders, token)
+}
+
+fn aggregates(log: &CommandLog) -> usize {
+    log.names().iter().filter(|n| *n == "aggregate").count()
+}
+
+#[tokio::test]
+async fn a_token_older_than_the_history_stops_with_a_clear_error_after_one_attempt() {
+    let (_server, _client, log, orders, token) = lost_token().await;
+    let err = orders.watch().resume_after(token).await.unwrap_err();
+    match &err {
+        Error::Change(e) => match &**e {
+            ChangeError::Lost { because, last, .. } => {
+                assert_eq!(*because, LostBecause::HistoryLost);
+                assert!(last.is_none());
+            }
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other}"),
+    }
+    assert!(err.to_string().contains("code 286"), "{err}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(aggregates(&log), 1, "one attempt: {:?}", log.names());
+}
+
+#[tokio::test]
+async fn a_token_older_than_the_history_restarts_from_now_reporting_the_gap() {
+    let (_server, _client, log, orders, token) = lost_token().await;
+    let before = bson::DateTime::now();
+    let mut changes = orders
+        .watch()
+        .resume_after(token)
+        .on_lost(OnLost::RestartFromNow)
+        .max_await_time(Duration::from_millis(100))
+        .await
+        .unwrap();
+    match next_event(&mut changes).await.change {
+        Change::Gap(gap) => {
+            assert_eq!(gap.because, LostBecause::HistoryLost);
+            assert_eq!(gap.from, None, "nothing delivered before it");
+            assert!(gap.to >= before, "{gap:?}");
+        }
+        other => panic!("{other:?}"),
+    }
+    orders.insert(&order(5000)).await.unwrap();
+    match next_event(&mut changes).await.change {
+        Change::Insert(o) => assert_eq!(o, order(5000)),
+        other => panic!("{other:?}"),
+    }
+    // Waiting on (empty `getMore`s every 100 ms) opens nothing more.
+    let idle = tokio::time::timeout(Duration::from_millis(800), changes.try_next()).await;
+    assert!(idle.is_err(), "no change: {idle:?}");
+    assert_eq!(changes.opens(), 2);
+    assert_eq!(
+        aggregates(&log),
+        2,
+        "the lost one, then from now: {:?}",
+        log.names()
+    );
+}
