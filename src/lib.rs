@@ -55,6 +55,8 @@ mod book {
     mod errors {}
     #[doc = include_str!("../book/src/tracing.md")]
     mod tracing {}
+    #[doc = include_str!("../book/src/changes.md")]
+    mod changes {}
     #[doc = include_str!("../book/src/adopting.md")]
     mod adopting {}
     #[doc = include_str!("../book/src/running.md")]
