@@ -25,32 +25,9 @@ use std::time::{Duration, Instant};
 use bson::{doc, oid::ObjectId, Document as BsonDocument};
 use futures_util::TryStreamExt;
 use mongodb::{Client, Database};
-use schema_core::prelude::*;
-use schema_core::{helper_options, transaction, MoveOptions, MoveOut, Schema};
+use schema_core::{helper_options, transaction, MoveOptions, Schema};
+use schema_testkit::models::moved::{Message, MESSAGES};
 use schema_testkit::stats::{median, Spread};
-use serde::{Deserialize, Serialize};
-
-/// A room, which no longer declares its messages.
-#[derive(Document, Serialize, Deserialize, Debug, Clone)]
-#[document(collection = "rooms")]
-struct Room {
-    #[serde(rename = "_id")]
-    id: String,
-}
-
-/// A message in a collection of its own.
-#[derive(Document, Serialize, Deserialize, Debug, Clone)]
-#[document(collection = "roomMessages")]
-struct Message {
-    #[serde(rename = "_id")]
-    id: ObjectId,
-    #[reference(index, to = Room, sort(n = desc))]
-    room: String,
-    n: i32,
-    text: String,
-}
-
-const MESSAGES: MoveOut<Room, Message> = MoveOut::new("messages", Message::FIELDS.room);
 
 fn env(name: &str, default: usize) -> usize {
     std::env::var(name)

@@ -28,9 +28,9 @@ use std::time::{Duration, Instant};
 
 use bson::{doc, oid::ObjectId, Document as BsonDocument};
 use schema_core::prelude::*;
-use schema_core::{MoveOptions, MoveOut, Schema};
-use serde::{Deserialize, Serialize};
+use schema_core::{MoveOptions, Schema};
 
+use crate::models::moved::{Message, MESSAGES};
 use crate::support;
 use crate::support::own_server::{self, DataDir};
 
@@ -45,28 +45,6 @@ const CHILD: &str = "MOVE_KILL_CHILD_DB";
 const KILLS: u32 = 4;
 /// Items per batch: 42 batches for the stuck room.
 const BATCH: u32 = 50;
-
-/// A room, which no longer declares its messages.
-#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[document(collection = "rooms")]
-struct Room {
-    #[serde(rename = "_id")]
-    id: String,
-}
-
-/// A message in a collection of its own.
-#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[document(collection = "roomMessages")]
-struct Message {
-    #[serde(rename = "_id")]
-    id: ObjectId,
-    #[reference(index, to = Room, sort(n = desc))]
-    room: String,
-    n: i32,
-    text: String,
-}
-
-const MESSAGES: MoveOut<Room, Message> = MoveOut::new("messages", Message::FIELDS.room);
 
 /// A cheap generator of its own (no dependency), seeded per run.
 struct Draw(u64);

@@ -75,6 +75,8 @@ impl Post {
 pub mod school;
 pub use school::{Course, Student};
 
+pub mod moved;
+
 /// Seed 001: an order embeds its (bounded) line items and references products.
 #[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[document(

@@ -8,34 +8,11 @@
 use mongodb::bson::{doc, oid::ObjectId, Document as BsonDocument};
 use mongodb::Database;
 use schema_core::prelude::*;
-use schema_core::{Error, MoveOptions, MoveOut, Schema};
-use serde::{Deserialize, Serialize};
+use schema_core::{Error, MoveOptions, Schema};
 
 use super::seeds::{self, pad, STUCK_MESSAGES};
+use crate::models::moved::{Message, MESSAGES};
 use crate::support;
-
-/// A room, which no longer declares its messages.
-#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[document(collection = "rooms")]
-struct Room {
-    #[serde(rename = "_id")]
-    id: String,
-}
-
-/// A message in a collection of its own, pointing at its room; the index
-/// `{room: 1, n: -1, _id: -1}` serves "the newest 20".
-#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[document(collection = "roomMessages")]
-struct Message {
-    #[serde(rename = "_id")]
-    id: ObjectId,
-    #[reference(index, to = Room, sort(n = desc))]
-    room: String,
-    n: i32,
-    text: String,
-}
-
-const MESSAGES: MoveOut<Room, Message> = MoveOut::new("messages", Message::FIELDS.room);
 
 /// The stuck room (and 30 small rooms), the messages' index created.
 async fn stuck(test: &str) -> Database {

@@ -35,8 +35,8 @@ const PASSWORD_IN_URI: &str = "Pa55%2Fw0rd%3Fnever%40shown";
 const WRONG: &str = "Wr0ng-pa55word-hidden";
 
 /// The verbs and what each takes.
-const VERBS: [&str; 7] = [
-    "plan", "sync", "verify", "repair", "migrate", "audit", "diagram",
+const VERBS: [&str; 8] = [
+    "plan", "sync", "verify", "repair", "migrate", "audit", "pull", "diagram",
 ];
 
 /// Runs this binary as the schema command with `args`, `env_uri` as
@@ -145,6 +145,10 @@ fn every_use(db: &str) -> Vec<Vec<String>> {
         ],
         vec!["--db", db, "audit"],
         vec!["--db", db, "audit", "--full", "--long", "10"],
+        vec!["--db", db, "audit", "--format", "json"],
+        vec!["--db", db, "audit", "--format", "markdown"],
+        vec!["--db", db, "pull"],
+        vec!["--db", db, "pull", "--full", "--headroom", "50"],
         vec!["diagram"],
         vec!["--db", db, "diagram"],
         // Mistakes.
@@ -154,6 +158,8 @@ fn every_use(db: &str) -> Vec<Vec<String>> {
         vec!["--db", db, "sync", "--on-violations", "sometimes"],
         vec!["--db", db, "migrate", "--batch-size", "0"],
         vec!["--db", db, "migrate", "--pause-ms", "soon"],
+        vec!["--db", db, "audit", "--format", "yaml"],
+        vec!["--db", db, "pull", "--headroom", "lots"],
         vec!["--db", "no.dots", "plan"],
         vec!["verify"],
         vec!["--db"],

@@ -228,9 +228,9 @@ async fn catalog() {
 #[tokio::test]
 async fn messy() {
     let db = database("pull_messy").await;
-    seeds::messy(&db, 20_000).await;
+    seeds::messy(&db, 100_000).await;
     pulled_as_golden(&db, "messy").await;
-    assert_eq!(decode_all::<messy::Messy>(&db).await, 20_000);
+    assert_eq!(decode_all::<messy::Messy>(&db).await, 100_000);
     no_index_drift(Schema::new().with::<messy::Messy>(), &db, &[]).await;
 }
 
