@@ -174,6 +174,13 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
     /// (`#[document(migrate_from(..))]`, see `versions`).
     const VERSIONS: Option<crate::model::schema_version::Versions> = None;
 
+    /// Whether the collection keeps each changed document's previous
+    /// version for change streams (`#[document(pre_images)]`): setup turns
+    /// `changeStreamPreAndPostImages` on, and a stream can then carry the
+    /// document as it was before an update or a delete
+    /// ([`Watch::before_change`](crate::Watch::before_change)).
+    const PRE_IMAGES: bool = false;
+
     /// A stored document at the earlier `version`, read as its own shape
     /// and upgraded to this one (generated for a versioned model).
     #[doc(hidden)]

@@ -133,6 +133,7 @@ impl<L: Document, R: Document> Through<L, R> {
             copies: Vec::new(),
             shard_key: None,
             versions: None,
+            pre_images: false,
         }
     }
 

@@ -151,6 +151,14 @@ pub(crate) async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Re
                         Error::from_server(e, "set the validation level of", &collection)
                     })?;
             }
+            Step::PreImages { .. } => {
+                db.run_command(doc! {
+                    "collMod": &collection,
+                    "changeStreamPreAndPostImages": { "enabled": true },
+                })
+                .await
+                .map_err(|e| Error::from_server(e, "turn on the pre-images of", &collection))?;
+            }
             Step::CreateIndex { spec, .. } => {
                 to_create
                     .entry(collection)
@@ -287,6 +295,7 @@ pub(super) fn done_words(action: &Step) -> Option<String> {
         Step::CreateTimeSeries { .. } => format!("the time series `{c}` was created"),
         Step::UpdateValidator { .. } => format!("the validator of `{c}` was updated"),
         Step::ValidationLevel { .. } => format!("`{c}` was set to strict validation"),
+        Step::PreImages { .. } => format!("`{c}` keeps pre-images"),
         Step::IndexVisibility { name, hidden, .. } => format!(
             "the index `{name}` of `{c}` was {}",
             if *hidden { "hidden" } else { "unhidden" }

@@ -58,6 +58,8 @@ pub(super) struct ServerCollection {
     pub(super) timeseries: Option<mongodb::options::TimeseriesOptions>,
     /// Its `expireAfterSeconds`.
     pub(super) expire: Option<std::time::Duration>,
+    /// Whether it keeps pre-images (`changeStreamPreAndPostImages`).
+    pub(super) pre_images: bool,
 }
 
 /// The drift between a collection and a model when either is a time
@@ -133,6 +135,10 @@ pub(super) fn server_collection(
         level,
         timeseries,
         expire: s.options.expire_after_seconds,
+        pre_images: s
+            .options
+            .change_stream_pre_and_post_images
+            .is_some_and(|images| images.enabled),
     };
     (s.name, collection)
 }

@@ -43,6 +43,9 @@ pub struct ModelInfo {
     /// `versions`): the plan counts its documents per
     /// version.
     pub versions: Option<crate::model::schema_version::Versions>,
+    /// Whether its collection keeps pre-images for change streams
+    /// (`#[document(pre_images)]`).
+    pub pre_images: bool,
 }
 
 impl ModelInfo {
@@ -60,6 +63,7 @@ impl ModelInfo {
             copies: M::copies(),
             shard_key: M::SHARD_KEY,
             versions: M::VERSIONS.filter(|v| !v.older.is_empty()),
+            pre_images: M::PRE_IMAGES,
         }
     }
 }

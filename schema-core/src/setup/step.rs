@@ -68,6 +68,14 @@ pub enum Step {
         /// What the model declares, in words.
         wanted: String,
     },
+    /// The model keeps pre-images (`#[document(pre_images)]`) and its
+    /// collection does not record them: `collMod` it with
+    /// `changeStreamPreAndPostImages: {enabled: true}` (after creating it,
+    /// when it is missing).
+    PreImages {
+        /// Collection name.
+        collection: String,
+    },
     /// A declared index is missing: create it.
     CreateIndex {
         /// Collection name.
@@ -147,6 +155,7 @@ impl Step {
             | Step::TimeSeriesDiffers { collection, .. }
             | Step::UpdateValidator { collection, .. }
             | Step::ValidationLevel { collection, .. }
+            | Step::PreImages { collection }
             | Step::CreateIndex { collection, .. }
             | Step::IndexVisibility { collection, .. }
             | Step::ConflictingIndex { collection, .. }
@@ -191,6 +200,7 @@ impl Step {
             Step::TimeSeriesDiffers { .. } => "drift: collection kind",
             Step::UpdateValidator { .. } => "update validator",
             Step::ValidationLevel { .. } => "drift: validation level",
+            Step::PreImages { .. } => "keep pre-images",
             Step::CreateIndex { .. } => "create index",
             Step::IndexVisibility { hidden: true, .. } => "hide index",
             Step::IndexVisibility { hidden: false, .. } => "unhide index",
@@ -247,6 +257,10 @@ impl Step {
                     )
                 }
             }
+            Step::PreImages { .. } => "changeStreamPreAndPostImages on (collMod): each update \
+                                        and delete keeps the document as it was, for change \
+                                        streams that ask for it"
+                .to_owned(),
             Step::CreateIndex { spec, .. } => spec.to_string(),
             Step::IndexVisibility { name, hidden, .. } => format!(
                 "{name} (collMod; the index stays built, {})",

@@ -102,6 +102,15 @@ impl Schema {
                 let server_indexes = without_implicit(existing.get(*collection), server_indexes);
                 diff_indexes(collection, &model.indexes, &server_indexes, &mut actions);
             }
+            // Pre-images, on a plain collection (a time series keeps none).
+            let server = existing.get(*collection);
+            let keeps_images = server.is_some_and(|s| s.pre_images);
+            let plain = model.timeseries.is_none() && server.is_none_or(|s| s.timeseries.is_none());
+            if model.pre_images && plain && !keeps_images {
+                actions.push(Step::PreImages {
+                    collection: collection.to_string(),
+                });
+            }
         }
         let mut unsharded = Vec::new();
         plan_sharding(db, &models, &mut actions, &mut unsharded).await?;

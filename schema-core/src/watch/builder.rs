@@ -7,6 +7,7 @@ use std::time::Duration;
 use bson::Document as BsonDocument;
 use futures_util::future::BoxFuture;
 use mongodb::change_stream::event::ResumeToken;
+use mongodb::options::FullDocumentBeforeChangeType;
 
 use super::stream::{ChangeStream, Config, Start};
 use super::{OnLost, Recovery};
@@ -53,6 +54,7 @@ impl<M: Document> Repo<M> {
             repo: self,
             filter: None,
             full_on_update: false,
+            before: None,
             start: None,
             skip_undecodable: false,
             on_lost: OnLost::default(),
@@ -68,6 +70,7 @@ pub struct Watch<'a, M: Document> {
     repo: &'a Repo<M>,
     filter: Option<Result<BsonDocument>>,
     full_on_update: bool,
+    before: Option<FullDocumentBeforeChangeType>,
     start: Option<ResumeToken>,
     skip_undecodable: bool,
     on_lost: OnLost,
@@ -97,6 +100,26 @@ impl<M: Document> Watch<'_, M> {
     /// event is read (`fullDocument: "updateLookup"`).
     pub fn full_document_on_update(mut self) -> Self {
         self.full_on_update = true;
+        self
+    }
+
+    /// An update or a delete carries the document as it was just before it
+    /// (`before`, the pre-image the collection keeps:
+    /// `fullDocumentBeforeChange: "required"`). The model must keep
+    /// pre-images (`#[document(pre_images)]`, turned on by setup's `sync`),
+    /// or the stream refuses to open (nothing is sent); a change whose
+    /// pre-image the server no longer has (its collection's pre-images were
+    /// turned off, or expired) ends the stream with the server's error.
+    pub fn before_change(mut self) -> Self {
+        self.before = Some(FullDocumentBeforeChangeType::Required);
+        self
+    }
+
+    /// As [`before_change`](Self::before_change), but a change without a
+    /// pre-image comes with `before: None` instead of an error
+    /// (`"whenAvailable"`), on any model.
+    pub fn before_change_when_available(mut self) -> Self {
+        self.before = Some(FullDocumentBeforeChangeType::WhenAvailable);
         self
     }
 
@@ -143,6 +166,17 @@ impl<'a, M: Document> IntoFuture for Watch<'a, M> {
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(async move {
+            if matches!(self.before, Some(FullDocumentBeforeChangeType::Required)) && !M::PRE_IMAGES
+            {
+                return Err(crate::error::Error::Model(format!(
+                    "`{}` keeps no pre-images, so a change stream of `{}` cannot carry the \
+                     document as it was before a change: declare `#[document(pre_images)]` \
+                     and sync (setup turns `changeStreamPreAndPostImages` on), or use \
+                     `before_change_when_available`; nothing was sent",
+                    M::NAME,
+                    M::COLLECTION
+                )));
+            }
             let pipeline = match self.filter {
                 Some(filter) => super::filter::pipeline(Some(filter?))?,
                 None => Vec::new(),
@@ -151,6 +185,7 @@ impl<'a, M: Document> IntoFuture for Watch<'a, M> {
                 coll: self.repo.collection().clone_with_type(),
                 pipeline,
                 full_on_update: self.full_on_update,
+                before: self.before,
                 skip_undecodable: self.skip_undecodable,
                 on_lost: self.on_lost,
                 recovery: self.recovery,

@@ -26,10 +26,12 @@ pub(super) fn change<M: Document>(raw: &RawDocument) -> Result<Change<M>> {
                 changed,
                 removed,
                 full,
+                before: before::<M>(raw, operation)?,
             }
         }
         "delete" => Change::Delete {
             id: id::<M>(raw, operation)?,
+            before: before::<M>(raw, operation)?,
         },
         "drop" => Change::Dropped,
         "rename" => Change::Renamed {
@@ -75,6 +77,24 @@ fn decode<M: Document>(full: &RawDocument, raw: &RawDocument, operation: &str) -
         };
         undecodable::<M>(raw, operation, why)
     })
+}
+
+/// The pre-image of the change `raw` (`fullDocumentBeforeChange`), as `M`,
+/// when it carries one.
+fn before<M: Document>(raw: &RawDocument, operation: &str) -> Result<Option<M>> {
+    let Ok(before) = raw.get_document("fullDocumentBeforeChange") else {
+        return Ok(None);
+    };
+    match decode::<M>(before, raw, operation) {
+        Ok(before) => Ok(Some(before)),
+        Err(Error::Change(mut e)) => {
+            if let ChangeError::Undecodable { why, .. } = &mut *e {
+                *why = format!("its version before the change: {why}");
+            }
+            Err(Error::Change(e))
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// The `_id` of the changed document, as `M::Id`.

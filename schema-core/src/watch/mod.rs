@@ -6,7 +6,10 @@
 //!   its current version: a document written at an earlier version is
 //!   upgraded as reads upgrade it. An update names the fields it set by
 //!   their stored paths, those it removed, and the whole document when
-//!   asked ([`Watch::full_document_on_update`]); a delete, the `_id`.
+//!   asked ([`Watch::full_document_on_update`]); a delete, the `_id`. An
+//!   update or a delete carries the document as it was before, when the
+//!   model keeps pre-images (`#[document(pre_images)]`) and the stream
+//!   asks ([`Watch::before_change`]).
 //! - A change the model cannot read is an
 //!   [`Error::Change`](crate::Error::Change) naming the `_id` (never a
 //!   stored value); the stream stops there unless told to go on
@@ -24,6 +27,7 @@
 
 mod builder;
 mod decode;
+mod fields;
 mod filter;
 mod stream;
 
@@ -75,11 +79,18 @@ pub enum Change<M: Document> {
         /// for it ([`Watch::full_document_on_update`]) and the document
         /// still exists.
         full: Option<M>,
+        /// The whole document as it was just before the update, when the
+        /// stream was asked for it ([`Watch::before_change`]) and the
+        /// collection keeps pre-images (`#[document(pre_images)]`).
+        before: Option<M>,
     },
     /// A document was deleted: its `_id`.
     Delete {
         /// Its `_id`.
         id: M::Id,
+        /// The whole document as it was just before the delete, as for an
+        /// update.
+        before: Option<M>,
     },
     /// The collection was dropped ([`Change::Invalidate`] follows).
     Dropped,

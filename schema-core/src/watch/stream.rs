@@ -12,7 +12,7 @@ use std::time::Duration;
 use bson::{DateTime, Document as BsonDocument, RawDocumentBuf};
 use futures_util::stream::{BoxStream, Stream, StreamExt};
 use mongodb::change_stream::event::ResumeToken;
-use mongodb::options::FullDocumentType;
+use mongodb::options::{FullDocumentBeforeChangeType, FullDocumentType};
 use mongodb::Collection;
 
 use super::{Change, Event, Gap, OnLost, Recovery};
@@ -40,6 +40,8 @@ pub(super) struct Config {
     pub(super) coll: Collection<RawDocumentBuf>,
     pub(super) pipeline: Vec<BsonDocument>,
     pub(super) full_on_update: bool,
+    /// `fullDocumentBeforeChange`, when asked.
+    pub(super) before: Option<FullDocumentBeforeChangeType>,
     pub(super) skip_undecodable: bool,
     pub(super) on_lost: OnLost,
     pub(super) recovery: Recovery,
@@ -315,6 +317,9 @@ async fn open_raw(config: &Config, start: Start) -> mongodb::error::Result<Raw> 
     }
     if config.full_on_update {
         watch = watch.full_document(FullDocumentType::UpdateLookup);
+    }
+    if let Some(before) = &config.before {
+        watch = watch.full_document_before_change(before.clone());
     }
     watch = match start {
         Start::Now => watch,

@@ -7,8 +7,8 @@ use syn::{Attribute, LitStr, Meta};
 use super::bucket::{bucket, BucketAttr};
 use super::index::{index, IndexAttr};
 use super::keywords::{
-    BUCKET, COLLECTION, CRATE, DOCUMENT, DOCUMENT_KEYS, INDEX, MIGRATE_FROM, OPEN, SCHEMA_VERSION,
-    SHARD_KEY, TIMESERIES, TIMESTAMPS, VERSION,
+    BUCKET, COLLECTION, CRATE, DOCUMENT, DOCUMENT_KEYS, INDEX, MIGRATE_FROM, OPEN, PRE_IMAGES,
+    SCHEMA_VERSION, SHARD_KEY, TIMESERIES, TIMESTAMPS, VERSION,
 };
 use super::list::{for_each_key, unknown_key, SeenKeys};
 use super::shard::{shard_key, ShardKeyAttr};
@@ -46,6 +46,9 @@ pub struct ContainerAttrs {
     /// `schema_version = N`: the current shape's version (by default one
     /// more than the earlier shapes named), with the value's span.
     pub schema_version: Option<(u32, Span)>,
+    /// `pre_images`, with its span: the collection keeps each changed
+    /// document's previous version for change streams.
+    pub pre_images: Option<Span>,
 }
 
 impl ContainerAttrs {
@@ -137,6 +140,10 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute]) -> ContainerAttrs {
             TIMESTAMPS => {
                 flag(cx, meta, name, span);
                 out.timestamps = Some(span);
+            }
+            PRE_IMAGES => {
+                flag(cx, meta, name, span);
+                out.pre_images = Some(span);
             }
             BUCKET => out.bucket = bucket(cx, meta, span),
             TIMESERIES => out.timeseries = timeseries(cx, meta, span),

@@ -32,6 +32,7 @@ pub const TIMESERIES: &str = "timeseries";
 pub const SHARD_KEY: &str = "shard_key";
 pub const MIGRATE_FROM: &str = "migrate_from";
 pub const SCHEMA_VERSION: &str = "schema_version";
+pub const PRE_IMAGES: &str = "pre_images";
 
 // `shard_key(hashed(field))`, and an index key's kind (`keys(field = hashed)`).
 pub const HASHED: &str = "hashed";
@@ -119,6 +120,7 @@ pub(super) const DOCUMENT_KEYS: &[&str] = &[
     SHARD_KEY,
     MIGRATE_FROM,
     SCHEMA_VERSION,
+    PRE_IMAGES,
 ];
 pub(super) const TIMESERIES_KEYS: &[&str] = &[TIME, META, GRANULARITY, SPAN, EXPIRE_AFTER];
 pub(super) const BUCKET_KEYS: &[&str] = &[PARENT, ITEMS, COUNT, SEQ];

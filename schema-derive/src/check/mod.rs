@@ -16,6 +16,7 @@ mod keys;
 mod links;
 mod names;
 mod on_delete;
+mod pre_images;
 mod report;
 mod shape;
 mod shard;
@@ -66,4 +67,5 @@ pub fn check(cx: &Ctxt, input: &Input) {
     on_delete::check(cx, input);
     copy::check(cx, input);
     versions::check(cx, input);
+    pre_images::check(cx, input);
 }

@@ -46,6 +46,10 @@ pub fn expand(input: &Input) -> TokenStream {
     let version_checks = versions::checks(input);
     let updatable = timeseries::updatable(input);
     let copy_checks = copy::checks(input);
+    let pre_images = match input.attrs.pre_images {
+        Some(_) => quote! { const PRE_IMAGES: ::core::primitive::bool = true; },
+        None => TokenStream::new(),
+    };
     let copies = if input.struct_fields().iter().any(|f| f.copy.is_some()) {
         let specs = copy::specs(input);
         quote! {
@@ -94,6 +98,8 @@ pub fn expand(input: &Input) -> TokenStream {
             #shard_key
 
             #versions
+
+            #pre_images
         }
 
         #version_checks

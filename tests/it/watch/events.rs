@@ -35,6 +35,7 @@ async fn every_kind_of_change_is_read_as_the_model() {
             changed,
             removed,
             full,
+            ..
         } => {
             assert_eq!(id, "o1");
             assert_eq!(changed, doc! { "status": "paid" });
@@ -78,7 +79,7 @@ async fn every_kind_of_change_is_read_as_the_model() {
     }
     assert!(orders.delete(&"o1".to_owned()).await.unwrap());
     match event(&mut changes).await.change {
-        Change::Delete { id } => assert_eq!(id, "o1"),
+        Change::Delete { id, .. } => assert_eq!(id, "o1"),
         other => panic!("{other:?}"),
     }
 

@@ -8,6 +8,7 @@
 
 mod events;
 mod filter;
+mod images;
 
 use std::time::Duration;
 
