@@ -114,7 +114,10 @@ pub use relation::{
 };
 
 // Reacting to changes: typed change streams.
-pub use watch::{Change, ChangeStream, Event, Gap, OnLost, Recovery, Watch};
+pub use watch::{
+    Change, ChangeStream, Consumer, Event, Gap, Lease, OnLost, Ran, Recovery, Stopper, Watch,
+    CONSUMERS,
+};
 
 // Adopting a database: its audit.
 pub use adopt::audit::{

@@ -26,12 +26,14 @@
 //!   again.
 
 mod builder;
+mod consumer;
 mod decode;
 mod fields;
 mod filter;
 mod stream;
 
 pub use builder::Watch;
+pub use consumer::{Consumer, Lease, Ran, Stopper, CONSUMERS};
 pub use stream::ChangeStream;
 
 use std::time::Duration;

@@ -6,6 +6,7 @@
 //! recovery across a server restart and a lost history are in
 //! `tests/reliability/watch.rs`.
 
+mod consumer;
 mod events;
 mod filter;
 mod images;
