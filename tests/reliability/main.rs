@@ -21,3 +21,4 @@ mod outage_retry;
 mod restart;
 mod versions_kill;
 mod watch;
+mod watch_consumer;
