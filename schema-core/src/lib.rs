@@ -76,7 +76,7 @@ pub use model::stamp::{Stamp, VersionType};
 pub use model::timeseries::{Granularity, TimeSeriesSpec};
 pub use model::validator::depth::{schema_of, MAX_SCHEMA_DEPTH};
 pub use model::validator::BsonSchema;
-pub use model::{CopySpec, Document, Embedded, OnDelete, Relation};
+pub use model::{CopyFollow, CopySpec, Document, Embedded, OnDelete, Relation};
 pub use schema_derive::{Document, Embedded, Projection};
 
 // Typed fields, filters and updates.
@@ -115,8 +115,8 @@ pub use relation::{
 
 // Reacting to changes: typed change streams.
 pub use watch::{
-    Change, ChangeStream, Consumer, Event, Gap, Lease, OnLost, Ran, Recovery, Stopper, Watch,
-    CONSUMERS,
+    Change, ChangeStream, Consumer, CopyFollower, Event, FollowedBatch, Gap, Lease, OnLost, Ran,
+    Recovery, Stopper, Watch, CONSUMERS, DEFAULT_FOLLOW_BATCH,
 };
 
 // Adopting a database: its audit.
@@ -247,7 +247,7 @@ pub mod __private {
         any_of, enum_of, object_schema, one_of, tuple_of, with_max_items, with_tag, BsonSchema,
         Property,
     };
-    pub use crate::model::{CopySpec, OnDelete, Replaceable, Tables, Updatable};
+    pub use crate::model::{CopyFollow, CopySpec, OnDelete, Replaceable, Tables, Updatable};
     pub use crate::model::{Document, Embedded};
     pub use crate::query::Projection;
     pub use crate::relation::copies::{assert_copy_many, assert_copy_one};

@@ -281,6 +281,34 @@ pub struct CopySpec {
     pub source: &'static str,
     /// The copied field's stored name in the source.
     pub source_field: &'static str,
+    /// Who refreshes the copy when its source changes (`follow = "..."`).
+    pub follow: CopyFollow,
+}
+
+/// Who keeps a `#[copy]` in step with its source: `follow =
+/// "transaction"` (the default) or `follow = "consumer"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum CopyFollow {
+    /// `Copies::update` rewrites every holder's copy in the transaction
+    /// that changes the source: never stale, but the transaction grows
+    /// with the number of holders.
+    #[default]
+    Transaction,
+    /// `Copies::update` changes only the source; a named consumer
+    /// (`CopyFollower`) refreshes the holders after the commit, in
+    /// transactions of a bounded number of holders each: stale for a
+    /// while, however many holders.
+    Consumer,
+}
+
+impl CopyFollow {
+    /// The value as written in the attribute.
+    pub fn name(self) -> &'static str {
+        match self {
+            CopyFollow::Transaction => "transaction",
+            CopyFollow::Consumer => "consumer",
+        }
+    }
 }
 
 /// What deleting a parent does to the children that reference it, declared

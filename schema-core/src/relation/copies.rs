@@ -37,6 +37,15 @@
 //! references changed); [`Copies::verify`] reports the holders out of sync
 //! and [`Copies::repair`] rewrites them, as [`Links`](crate::Links) does
 //! for links.
+//!
+//! **Or after the commit.** Where a source has thousands of holders, that
+//! transaction grows toward the server's limits (16 MiB of oplog, 60 s).
+//! A copy declared `#[copy(from = skus, field = color, follow =
+//! "consumer")]` is left out of [`Copies::update`]'s transaction (the
+//! source alone changes), and a [`CopyFollower`](crate::CopyFollower), a
+//! named consumer of the source's changes, refreshes its holders after the
+//! commit in transactions of a bounded number of holders each. `verify`,
+//! `repair` and `refresh` treat both modes alike.
 
 use std::collections::BTreeMap;
 
@@ -47,7 +56,7 @@ use mongodb::{ClientSession, Database};
 use crate::error::{id_text, Error, Result};
 use crate::exec::action::Action;
 use crate::model::codec::value_key as key;
-use crate::model::{CopySpec, Document, Stamp, Updatable};
+use crate::model::{CopyFollow, CopySpec, Document, Stamp, Updatable};
 use crate::repo::Repo;
 use crate::txn::with_session;
 use crate::txn::{RetryPolicy, TxnConfig, TxnState};
@@ -136,7 +145,9 @@ impl<H: Document> Copies<H> {
     /// Updates the source document `id` of `S` with `update()` (called
     /// once per attempt) and every copy of `H` that holds from it, in one
     /// transaction (with `.session(&mut s)`, in the caller's); whether the
-    /// source matched.
+    /// source matched. A copy declared `follow = "consumer"` is not
+    /// written here: its [`CopyFollower`](crate::CopyFollower) refreshes it
+    /// after the commit.
     pub fn update<'a, S, U>(
         &'a self,
         id: &'a S::Id,
@@ -151,7 +162,7 @@ impl<H: Document> Copies<H> {
             "update_copies",
             (),
             move |session, ()| async move {
-                let specs: Vec<CopySpec> = self
+                let mut specs: Vec<CopySpec> = self
                     .specs
                     .iter()
                     .copied()
@@ -164,6 +175,9 @@ impl<H: Document> Copies<H> {
                     S::NAME
                 )));
                 }
+                // A copy a consumer follows is refreshed after the commit
+                // (`CopyFollower`): the transaction changes the source only.
+                specs.retain(|s| s.follow == CopyFollow::Transaction);
                 let source = Repo::<S>::new(&self.db);
                 let key = crate::model::codec::id_to_bson::<S>(id)?;
                 let own = session.is_none();
@@ -257,6 +271,52 @@ impl<H: Document> Copies<H> {
                 Ok(fixed)
             },
         )
+    }
+
+    /// The next `batch` `_id`s (ascending, after `after`) of the holders
+    /// whose `spec.from` holds `key`, read outside any transaction (for
+    /// [`CopyFollower`](crate::CopyFollower)): a page by `_id`, so that the
+    /// holders' own writes between two pages neither repeat nor skip one.
+    pub(crate) async fn holder_ids(
+        &self,
+        spec: &CopySpec,
+        key: &Bson,
+        after: Option<&Bson>,
+        batch: usize,
+    ) -> Result<Vec<Bson>> {
+        let mut filter = doc! { spec.from: key.clone() };
+        crate::query::check::<H>(&filter, None)?;
+        if let Some(after) = after {
+            filter.insert("_id", doc! { "$gt": after.clone() });
+        }
+        let coll = self.db.collection::<BsonDocument>(H::COLLECTION);
+        let find = coll
+            .find(filter)
+            .projection(doc! { "_id": 1 })
+            .sort(doc! { "_id": 1 })
+            .limit(i64::try_from(batch).unwrap_or(i64::MAX));
+        let found = crate::exec::cursor::collect(find, None)
+            .await
+            .map_err(|e| Error::from_server(e, "find in", H::COLLECTION))?;
+        Ok(found
+            .into_iter()
+            .filter_map(|mut h| h.remove("_id"))
+            .collect())
+    }
+
+    /// Recomputes the copy `spec` of the holders `ids` from their sources
+    /// as `session` reads them, writing those that differ: (holders read,
+    /// copies written).
+    pub(crate) async fn refresh_ids(
+        &self,
+        session: &mut ClientSession,
+        spec: &CopySpec,
+        ids: Vec<Bson>,
+    ) -> Result<(u64, u64)> {
+        let filter = doc! { "_id": { "$in": ids } };
+        let holders = self.reader().holders(Some(&mut *session), filter).await?;
+        let written = self.resync(Some(session), spec, &holders).await?;
+        Ok((holders.len() as u64, written))
     }
 
     /// Writes the copies of `holders` that differ from what their sources

@@ -30,10 +30,12 @@ mod consumer;
 mod decode;
 mod fields;
 mod filter;
+mod follow;
 mod stream;
 
 pub use builder::Watch;
 pub use consumer::{Consumer, Lease, Ran, Stopper, CONSUMERS};
+pub use follow::{CopyFollower, FollowedBatch, DEFAULT_FOLLOW_BATCH};
 pub use stream::ChangeStream;
 
 use std::time::Duration;

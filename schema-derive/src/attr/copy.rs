@@ -8,9 +8,11 @@ use proc_macro2::Span;
 use syn::ext::IdentExt;
 use syn::{Attribute, Ident, Type};
 
-use super::keywords::{COPY, COPY_KEYS, FIELD, FROM, OF, SNAPSHOT, SNAPSHOT_KEYS};
+use super::keywords::{
+    CONSUMER, COPY, COPY_KEYS, FIELD, FOLLOW, FROM, OF, SNAPSHOT, SNAPSHOT_KEYS, TRANSACTION,
+};
 use super::list::{attr_span, for_each_key, unknown_key, SeenKeys};
-use super::value::{type_value, value};
+use super::value::{str_value, type_value, value};
 use crate::ctxt::Ctxt;
 
 /// Which of the two a field declares.
@@ -32,6 +34,9 @@ pub struct CopyAttr {
     pub of: Option<Type>,
     /// `field = name`: the source model's field.
     pub field: Option<Ident>,
+    /// `follow = "consumer"`: a named consumer refreshes the holders after
+    /// the source commits (`false`: the source's transaction does).
+    pub by_consumer: bool,
 }
 
 impl CopyAttr {
@@ -78,6 +83,7 @@ fn parse(cx: &Ctxt, attr: &Attribute, kind: CopyKind) -> CopyAttr {
         from: None,
         of: None,
         field: None,
+        by_consumer: false,
     };
     let (name, keys) = match kind {
         CopyKind::Follows => (COPY, COPY_KEYS),
@@ -101,6 +107,19 @@ fn parse(cx: &Ctxt, attr: &Attribute, kind: CopyKind) -> CopyAttr {
                 }
             }
             (CopyKind::Snapshot, OF) => out.of = type_value(cx, meta, key, span),
+            (CopyKind::Follows, FOLLOW) => {
+                let Some(lit) = str_value(cx, meta, key, span, "\"consumer\"") else {
+                    return;
+                };
+                match lit.value().as_str() {
+                    TRANSACTION => out.by_consumer = false,
+                    CONSUMER => out.by_consumer = true,
+                    _ => cx.error_spanned_by(
+                        &lit,
+                        "`follow` is \"transaction\" (the source's transaction rewrites every copy) or \"consumer\" (a named consumer refreshes the copies after the commit, in batches)",
+                    ),
+                }
+            }
             _ => unknown_key(cx, name, key, span, keys),
         },
     );

@@ -17,6 +17,7 @@ pub const SNAPSHOT: &str = "snapshot";
 
 // `#[copy(...)]` and `#[snapshot(...)]` keys.
 pub const FROM: &str = "from";
+pub const FOLLOW: &str = "follow";
 pub const FIELD: &str = "field";
 pub const OF: &str = "of";
 
@@ -94,6 +95,10 @@ pub const CASCADE: &str = "cascade";
 pub const SET_NULL: &str = "set_null";
 pub const UNSET: &str = "unset";
 
+// `follow = "..."` values (`#[copy]`).
+pub const TRANSACTION: &str = "transaction";
+pub const CONSUMER: &str = "consumer";
+
 // `#[many_to_many(...)]` keys (with `to`, `max`).
 pub const TWO_SIDED: &str = "two_sided";
 pub const ONE_SIDED: &str = "one_sided";
@@ -140,7 +145,7 @@ pub(super) const COLLATION_KEYS: &[&str] = &[LOCALE, STRENGTH];
 pub(super) const PARTIAL_OPS: &[&str] = &[EXISTS, EQ, GT, GTE, LT, LTE, TYPE];
 pub(super) const EMBED_KEYS: &[&str] = &[MAX, KEEP, HISTORY, UNBOUNDED];
 pub(super) const REFERENCE_KEYS: &[&str] = &[INDEX, UNIQUE, TO, SORT, ON_DELETE];
-pub(super) const COPY_KEYS: &[&str] = &[FROM, FIELD];
+pub(super) const COPY_KEYS: &[&str] = &[FROM, FIELD, FOLLOW];
 pub(super) const SNAPSHOT_KEYS: &[&str] = &[OF, FIELD];
 pub(super) const MANY_TO_MANY_KEYS: &[&str] = &[TWO_SIDED, ONE_SIDED, TO, INVERSE, MAX];
 

@@ -101,6 +101,11 @@ pub fn specs(input: &Input) -> TokenStream {
         let from = input.field_named(&copy.from.as_ref()?.unraw().to_string())?;
         let (source, many) = source(input, field)?;
         let (stored, from_stored) = (&field.stored, &from.stored);
+        let follow = if copy.by_consumer {
+            quote!(#p::CopyFollow::Consumer)
+        } else {
+            quote!(#p::CopyFollow::Transaction)
+        };
         Some(quote! {
             #p::CopySpec {
                 field: #stored,
@@ -108,6 +113,7 @@ pub fn specs(input: &Input) -> TokenStream {
                 many: #many,
                 source: <#source as #p::Document>::COLLECTION,
                 source_field: <#source as #p::Document>::FIELDS.#source_field.name(),
+                follow: #follow,
             }
         })
     });

@@ -7,6 +7,7 @@
 //! `tests/reliability/watch.rs`.
 
 mod consumer;
+mod copies;
 mod events;
 mod filter;
 mod images;
