@@ -2,8 +2,10 @@
 //! with SIGKILL at random points while 10,000 changes arrive, its handler's
 //! writes not idempotent (a `$inc` per change and a row per change with no
 //! unique key), restarted until it caught up: each change applied exactly
-//! once. And two instances of one consumer, the holder of the lease killed:
+//! once. Two instances of one consumer, the holder of the lease killed:
 //! the other takes over within the lease's bound, each change handled once.
+//! And a holder paused (SIGSTOP) past its lease: the other takes over, and
+//! the paused one, woken, handles nothing more.
 //!
 //! The consumers run in child processes (this test binary again, running
 //! only [`consuming_child`]). The server is the test's own, with
@@ -337,5 +339,75 @@ async fn the_lease_moves_to_the_waiting_instance_when_the_holder_is_killed() {
     assert!(
         taken <= bound + Duration::from_secs(TXN_LIFETIME_S as u64 + 1),
         "takeover {taken:?}"
+    );
+}
+
+/// Sends `signal` (`STOP`, `CONT`) to `child`.
+fn signal(child: &Child, signal: &str) {
+    let sent = std::process::Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(sent.success(), "kill -{signal}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_holder_paused_past_its_lease_handles_nothing_once_it_wakes() {
+    let (_dir, server, client) = own_server("consumer-pause").await;
+    let uri = server.uri();
+    let db = client.database("consumer_pause");
+    const LEASE: u64 = 1000;
+    let orders = db.collection::<BsonDocument>("consumed_orders");
+
+    let (a, holder_a) = start_child(&uri, db.name(), LEASE);
+    started(&db, &holder_a).await;
+    let (b, holder_b) = start_child(&uri, db.name(), LEASE);
+    let mut next = 0;
+    let mut write = async |n: usize| {
+        for _ in 0..n {
+            orders.insert_one(order(next)).await.unwrap();
+            next += 1;
+        }
+        next
+    };
+    until_counted(&db, write(50).await as u64).await;
+
+    // A paused (SIGSTOP) past its lease, while changes keep coming: B
+    // takes over and handles them.
+    signal(&a, "STOP");
+    let paused = Instant::now();
+    write(50).await;
+    let deadline = Instant::now() + STEP;
+    while position(&db).await.get_str("holder").ok() != Some(&*holder_b) {
+        assert!(Instant::now() < deadline, "B never took the lease");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let taken = paused.elapsed();
+    let written = write(50).await;
+    until_counted(&db, written as u64).await;
+
+    // A wakes: its transaction (if it was in one) or its next one finds the
+    // lease gone, and it handles nothing more.
+    signal(&a, "CONT");
+    let rows = db.collection::<BsonDocument>("rows");
+    let by_a_before = rows
+        .count_documents(doc! { "by": &holder_a })
+        .await
+        .unwrap();
+    let written = write(50).await;
+    until_counted(&db, written as u64).await;
+    tokio::time::sleep(Duration::from_millis(2 * LEASE)).await;
+    let by_a_after = rows
+        .count_documents(doc! { "by": &holder_a })
+        .await
+        .unwrap();
+    kill(a);
+    kill(b);
+    each_once(&db, written).await;
+    assert_eq!(by_a_after, by_a_before, "A handled nothing after it woke");
+    assert_eq!(position(&db).await.get_str("holder").ok(), Some(&*holder_b));
+    println!(
+        "A paused: B held the lease {:.2} s later; A handled {by_a_before} of {written}, none after it woke",
+        taken.as_secs_f64()
     );
 }
