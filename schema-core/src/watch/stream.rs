@@ -177,6 +177,8 @@ impl<M: Document> State<M> {
                     }
                 }
                 Some(Err(e)) => {
+                    let last = raw.resume_token();
+                    self.resume_from_last(last);
                     self.raw = None;
                     if let Err(e) = self.failed(e).await {
                         self.done = true;
@@ -185,7 +187,24 @@ impl<M: Document> State<M> {
                 }
                 // A cursor the server closed without an invalidate: open
                 // it again from the last token.
-                None => self.raw = None,
+                None => {
+                    let last = raw.resume_token();
+                    self.resume_from_last(last);
+                    self.raw = None;
+                }
+            }
+        }
+    }
+
+    /// Where to open again after the driver's stream ends or fails: after
+    /// `token`, the driver's latest (the last change's, or the batch's
+    /// `postBatchResumeToken` past it, as the change-streams specification
+    /// caches it), so that a stream opened from now that fails before its
+    /// first change resumes from where it opened, not from a later now.
+    fn resume_from_last(&mut self, token: Option<ResumeToken>) {
+        if let Some(token) = token {
+            if !matches!(self.start, Start::AfterInvalidate(_)) {
+                self.start = Start::After(token);
             }
         }
     }
@@ -237,6 +256,7 @@ impl<M: Document> State<M> {
             match open_raw(&self.config, self.start.clone()).await {
                 Ok(raw) => {
                     let token = raw.resume_token();
+                    self.resume_from_last(token.clone());
                     self.raw = Some(raw);
                     if let Some(token) = &token {
                         let mut shared =
