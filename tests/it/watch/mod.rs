@@ -67,8 +67,10 @@ pub fn order(id: &str, status: &str, items: i64) -> Order {
     }
 }
 
-/// How long a test waits for the next event.
-const WAIT: Duration = Duration::from_secs(10);
+/// How long a test waits for the next event: long, because the test
+/// server's change streams fall far behind while the rest of the suite
+/// writes (see `consumer::CATCH_UP`).
+const WAIT: Duration = Duration::from_secs(120);
 
 /// The next item of `stream`, waited for at most [`WAIT`].
 pub async fn next<M: Document>(
