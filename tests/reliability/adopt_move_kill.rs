@@ -30,6 +30,7 @@ use bson::{doc, oid::ObjectId, Document as BsonDocument};
 use schema_core::prelude::*;
 use schema_core::{MoveOptions, Schema};
 
+use crate::draw::{seed, Draw};
 use crate::models::moved::{Message, MESSAGES};
 use crate::support;
 use crate::support::own_server::{self, DataDir};
@@ -45,18 +46,6 @@ const CHILD: &str = "MOVE_KILL_CHILD_DB";
 const KILLS: u32 = 4;
 /// Items per batch: 42 batches for the stuck room.
 const BATCH: u32 = 50;
-
-/// A cheap generator of its own (no dependency), seeded per run.
-struct Draw(u64);
-
-impl Draw {
-    fn next(&mut self, below: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % below
-    }
-}
 
 /// The moving child: runs only when the parent starts it.
 #[tokio::test]
@@ -166,17 +155,8 @@ async fn the_stuck_room_moved_out_killed_with_sigkill_keeps_each_message_once() 
     seeds::stuck_room(&db, 0).await;
     Schema::new().with::<Message>().sync(&db).await.unwrap();
 
-    let seed = std::env::var("MOVE_KILL_SEED")
-        .ok()
-        .map(|s| s.parse().expect("MOVE_KILL_SEED is a number"))
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64)
-        })
-        | 1;
-    println!("MOVE_KILL_SEED={seed}");
-    let mut draw = Draw(seed);
+    let seed = seed("MOVE_KILL_SEED");
+    let mut draw = Draw::new(seed);
 
     let stop = Arc::new(AtomicBool::new(false));
     let acked = Arc::new(AtomicI32::new(0));

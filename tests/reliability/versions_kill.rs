@@ -23,6 +23,7 @@
 //!
 //! `KILL_AFTER_BATCHES` fixes the point (otherwise it is drawn and printed).
 
+use crate::draw::{seed, Draw};
 use crate::support;
 
 use std::collections::HashMap;
@@ -103,25 +104,6 @@ impl Upgrade<MeterV2> for Meter {
 /// What an untouched document `id` of the original data upgrades to.
 fn upgraded(id: i64) -> (i64, &'static str) {
     (id * 1000 + 1, if id < DOCS / 2 { "m" } else { "cm" })
-}
-
-/// A cheap generator of its own (no dependency), seeded per run.
-struct Draw(u64);
-
-impl Draw {
-    fn next(&mut self, below: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % below
-    }
-}
-
-fn seed() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(1, |d| d.as_nanos() as u64)
-        | 1
 }
 
 /// The migrating child: runs only when the parent starts it.
@@ -218,7 +200,7 @@ async fn a_migration_killed_with_sigkill_resumes_and_upgrades_each_document_once
         raw.insert_many(docs).await.unwrap();
     }
 
-    let mut draw = Draw(seed());
+    let mut draw = Draw::new(seed("MIGRATE_KILL_SEED"));
     let kill_after = match std::env::var("KILL_AFTER_BATCHES") {
         Ok(n) => n.parse().expect("KILL_AFTER_BATCHES is a number"),
         Err(_) => 5 + draw.next(DOCS as u64 / BATCH / 2),
@@ -231,7 +213,7 @@ async fn a_migration_killed_with_sigkill_resumes_and_upgrades_each_document_once
     let mut tasks = Vec::new();
     for r in 0..2u64 {
         let (db, stop, reads) = (db.clone(), stop.clone(), reads.clone());
-        let mut draw = Draw(seed() ^ (r + 1).wrapping_mul(0x9e37_79b9));
+        let mut draw = Draw::new(seed("MIGRATE_KILL_SEED") ^ (r + 1).wrapping_mul(0x9e37_79b9));
         tasks.push(tokio::spawn(async move {
             let meters = Repo::<Meter>::new(&db);
             while !stop.load(Ordering::Relaxed) {
@@ -259,7 +241,7 @@ async fn a_migration_killed_with_sigkill_resumes_and_upgrades_each_document_once
     {
         let (raw, stop) = (raw.clone(), stop.clone());
         let (written, replaced_runs) = (written.clone(), replaced_runs.clone());
-        let mut draw = Draw(seed() ^ 0x5bd1_e995);
+        let mut draw = Draw::new(seed("MIGRATE_KILL_SEED") ^ 0x5bd1_e995);
         tasks.push(tokio::spawn(async move {
             let mut seq = 0;
             while !stop.load(Ordering::Relaxed) {

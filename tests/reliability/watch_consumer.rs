@@ -27,6 +27,7 @@ use schema_core::prelude::*;
 use schema_core::{Change, Consumer, Lease, CONSUMERS};
 use serde::{Deserialize, Serialize};
 
+use crate::draw::{seed, Draw};
 use crate::support;
 use crate::support::own_server::{self, DataDir};
 
@@ -49,18 +50,6 @@ struct Order {
     #[serde(rename = "_id")]
     id: String,
     status: String,
-}
-
-/// A cheap generator of its own, seeded per run.
-struct Draw(u64);
-
-impl Draw {
-    fn next(&mut self, below: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % below
-    }
 }
 
 fn lease(ms: u64) -> Lease {
@@ -142,20 +131,6 @@ async fn own_server(what: &str) -> (DataDir, schema_testkit::server::Server, Cli
     (dir, server, client)
 }
 
-fn seed() -> u64 {
-    let seed = std::env::var("CONSUMER_KILL_SEED")
-        .ok()
-        .map(|s| s.parse().expect("CONSUMER_KILL_SEED is a number"))
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64)
-        })
-        | 1;
-    println!("CONSUMER_KILL_SEED={seed}");
-    seed
-}
-
 async fn position(db: &Database) -> BsonDocument {
     db.collection::<BsonDocument>(CONSUMERS)
         .find_one(doc! { "_id": "counter" })
@@ -218,7 +193,7 @@ async fn a_consumer_killed_with_sigkill_applies_each_change_exactly_once() {
     let (_dir, server, client) = own_server("consumer-kill").await;
     let uri = server.uri();
     let db = client.database("consumer_kill");
-    let mut draw = Draw(seed());
+    let mut draw = Draw::new(seed("CONSUMER_KILL_SEED"));
     const LEASE: u64 = 1000;
 
     let started_at = Instant::now();
@@ -275,7 +250,7 @@ async fn the_lease_moves_to_the_waiting_instance_when_the_holder_is_killed() {
     let (_dir, server, client) = own_server("consumer-lease").await;
     let uri = server.uri();
     let db = client.database("consumer_lease");
-    let mut draw = Draw(seed());
+    let mut draw = Draw::new(seed("CONSUMER_KILL_SEED"));
     const LEASE: u64 = 2000;
     let bound = lease(LEASE).takeover_bound();
 
