@@ -87,12 +87,7 @@ impl<M: Document> Watch<'_, M> {
     /// no fields and are left out; a drop, rename or invalidate always
     /// comes through. Called again, both must match.
     pub fn filter(mut self, filter: impl Into<Filter<M>>) -> Self {
-        let filter = filter.into();
-        self.filter = Some(match self.filter.take() {
-            Some(Ok(before)) => Filter::<M>::from(before).and(filter).into_document(),
-            Some(Err(e)) => Err(e),
-            None => filter.into_document(),
-        });
+        self.filter = Some(super::filter::and_filter(self.filter.take(), filter.into()));
         self
     }
 

@@ -5,11 +5,27 @@
 use bson::{doc, Bson, Document as BsonDocument};
 
 use crate::error::{Error, Result};
+use crate::model::Document;
+use crate::typed::filter::Filter;
 
 /// The operations a filter is matched against by their document.
 const WHOLE: [&str; 2] = ["insert", "replace"];
 /// Operations that carry no document: a filter never matches them.
 const DOCUMENT_OPS: [&str; 4] = ["insert", "replace", "update", "delete"];
+
+/// `filter` and-ed onto the filter a builder holds so far (its error, if
+/// it holds one, kept): what [`Watch::filter`](super::Watch::filter) and
+/// [`Consumer::filter`](super::Consumer::filter) do.
+pub(super) fn and_filter<M: Document>(
+    held: Option<Result<BsonDocument>>,
+    filter: Filter<M>,
+) -> Result<BsonDocument> {
+    match held {
+        Some(Ok(before)) => Filter::<M>::from(before).and(filter).into_document(),
+        Some(Err(e)) => Err(e),
+        None => filter.into_document(),
+    }
+}
 
 /// The pipeline of a stream of the changes that `filter` matches: inserts
 /// and replaces whose document matches, updates whose set fields match,

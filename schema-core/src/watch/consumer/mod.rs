@@ -145,12 +145,10 @@ impl<M: Document> Consumer<M> {
     /// [`Watch::filter`](crate::Watch::filter)); the position still moves
     /// past the others, as the server skips them.
     pub fn filter(mut self, filter: impl Into<Filter<M>>) -> Self {
-        let filter = filter.into();
-        self.filter = Some(match self.filter.take() {
-            Some(Ok(before)) => Filter::<M>::from(before).and(filter).into_document(),
-            Some(Err(e)) => Err(e),
-            None => filter.into_document(),
-        });
+        self.filter = Some(crate::watch::filter::and_filter(
+            self.filter.take(),
+            filter.into(),
+        ));
         self
     }
 
