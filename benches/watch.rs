@@ -101,33 +101,38 @@ async fn consume(repo: &Repo<Order>, name: &str, exactly_once: bool, n: usize) -
     let stop = consumer.stopper();
     let mut seen = 0usize;
     let start = Instant::now();
+    let context = (&counts, name, &mut seen, &stop, n);
     let ran = if exactly_once {
         consumer
-            .run(async |s, _| {
-                counts
-                    .update_one(doc! { "_id": name }, doc! { "$inc": { "n": 1 } })
-                    .upsert(true)
-                    .session(&mut *s)
-                    .await?;
-                seen += 1;
-                if seen == n {
-                    stop.stop();
-                }
-                Ok(())
+            .run(context, |s, (counts, name, seen, stop, n), _| {
+                Box::pin(async move {
+                    counts
+                        .update_one(doc! { "_id": *name }, doc! { "$inc": { "n": 1 } })
+                        .upsert(true)
+                        .session(&mut *s)
+                        .await?;
+                    **seen += 1;
+                    if **seen == *n {
+                        stop.stop();
+                    }
+                    Ok(())
+                })
             })
             .await
     } else {
         consumer
-            .run_at_least_once(async |_| {
-                counts
-                    .update_one(doc! { "_id": name }, doc! { "$inc": { "n": 1 } })
-                    .upsert(true)
-                    .await?;
-                seen += 1;
-                if seen == n {
-                    stop.stop();
-                }
-                Ok(())
+            .run_at_least_once(context, |(counts, name, seen, stop, n), _| {
+                Box::pin(async move {
+                    counts
+                        .update_one(doc! { "_id": *name }, doc! { "$inc": { "n": 1 } })
+                        .upsert(true)
+                        .await?;
+                    **seen += 1;
+                    if **seen == *n {
+                        stop.stop();
+                    }
+                    Ok(())
+                })
             })
             .await
     };
@@ -141,19 +146,22 @@ async fn start_consumer(db: &Database, repo: &Repo<Order>, name: &str) {
     let consumer = Consumer::new(name, repo);
     let stop = consumer.stopper();
     let positions = db.collection::<BsonDocument>(CONSUMERS);
-    let (ran, ()) = tokio::join!(consumer.run_at_least_once(async |_| Ok(())), async {
-        loop {
-            let p = positions
-                .find_one(doc! { "_id": name })
-                .await
-                .expect("find");
-            if p.is_some_and(|p| p.get_document("token").is_ok()) {
-                break;
+    let (ran, ()) = tokio::join!(
+        consumer.run_at_least_once((), |_, _| Box::pin(async { Ok(()) })),
+        async {
+            loop {
+                let p = positions
+                    .find_one(doc! { "_id": name })
+                    .await
+                    .expect("find");
+                if p.is_some_and(|p| p.get_document("token").is_ok()) {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
             }
-            tokio::time::sleep(Duration::from_millis(10)).await;
+            stop.stop();
         }
-        stop.stop();
-    });
+    );
     ran.expect("the consumer's start");
 }
 

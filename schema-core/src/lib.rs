@@ -114,9 +114,12 @@ pub use relation::{
 };
 
 // Reacting to changes: typed change streams.
+/// The boxed `Send` future a [`Handler`], a [`Listener`] and a
+/// [`TxnBody`] return (`futures_util`'s).
+pub use futures_util::future::BoxFuture;
 pub use watch::{
-    Change, ChangeStream, Consumer, CopyFollower, Event, FollowedBatch, Gap, Lease, OnLost, Ran,
-    Recovery, Stopper, Watch, CONSUMERS, DEFAULT_FOLLOW_BATCH,
+    Change, ChangeStream, Consumer, CopyFollower, Event, FollowedBatch, Gap, Handler, Lease,
+    Listener, OnLost, Ran, Recovery, Stopper, Watch, CONSUMERS, DEFAULT_FOLLOW_BATCH,
 };
 
 // Adopting a database: its audit.

@@ -42,6 +42,7 @@ mod repo;
 mod schema;
 mod schema_command;
 mod security;
+mod send;
 mod setup;
 mod sharding;
 mod srv_uri;

@@ -78,18 +78,20 @@ async fn consuming_child() {
         db.collection::<BsonDocument>("rows"),
     );
     consumer
-        .run(async |s, e| {
-            if let Change::Insert(o) = &e.change {
-                counts
-                    .update_one(doc! { "_id": "changes" }, doc! { "$inc": { "n": 1 } })
-                    .upsert(true)
-                    .session(&mut *s)
-                    .await?;
-                rows.insert_one(doc! { "order": &o.id, "by": &holder })
-                    .session(&mut *s)
-                    .await?;
-            }
-            Ok(())
+        .run((&counts, &rows, &holder), |s, (counts, rows, holder), e| {
+            Box::pin(async move {
+                if let Change::Insert(o) = &e.change {
+                    counts
+                        .update_one(doc! { "_id": "changes" }, doc! { "$inc": { "n": 1 } })
+                        .upsert(true)
+                        .session(&mut *s)
+                        .await?;
+                    rows.insert_one(doc! { "order": &o.id, "by": &**holder })
+                        .session(&mut *s)
+                        .await?;
+                }
+                Ok(())
+            })
         })
         .await
         .expect("the consumer's run");

@@ -400,6 +400,18 @@ pub enum Error {
     /// A typed change stream yielded an error or stopped (see [`ChangeError`]).
     #[error("{0}")]
     Change(Box<ChangeError>),
+    /// A named consumer ([`Consumer`](crate::Consumer), and the
+    /// [`CopyFollower`](crate::CopyFollower) that is one) stopped with
+    /// `source`: its handler's error, a transaction's past its retry
+    /// policy, or its change stream's ([`Error::Change`]). The consumer's
+    /// position is where the last change it handled left it.
+    #[error("consumer `{name}` stopped: {source}")]
+    Consumer {
+        /// The consumer's name (its document in `schema_consumers`).
+        name: String,
+        /// Why it stopped.
+        source: Box<Error>,
+    },
     /// A document would be over the server's limit of
     /// [`MAX_DOCUMENT_SIZE`](crate::MAX_DOCUMENT_SIZE) bytes as BSON (an
     /// insert or replace of it, or a push of items that alone exceed it); it

@@ -411,6 +411,7 @@ impl Error {
                 labels.iter().any(|l| l == label)
             }
             Error::TransactionRetriesExhausted { last, .. } => last.has_label(label),
+            Error::Consumer { source, .. } => source.has_label(label),
             _ => false,
         }
     }
@@ -422,6 +423,7 @@ impl Error {
     pub fn commit_outcome_unknown(&self) -> bool {
         match self {
             Error::TransactionRetriesExhausted { last, .. } => last.commit_outcome_unknown(),
+            Error::Consumer { source, .. } => source.commit_outcome_unknown(),
             other => other.has_label(label::UNKNOWN_TRANSACTION_COMMIT_RESULT),
         }
     }
@@ -436,6 +438,7 @@ impl Error {
             Error::WriteConflict { .. } => Some(code::WRITE_CONFLICT),
             Error::PermissionDenied { .. } => Some(code::UNAUTHORIZED),
             Error::TransactionRetriesExhausted { last, .. } => last.code(),
+            Error::Consumer { source, .. } => source.code(),
             Error::SetupRefused { reason, .. } => reason.code(),
             Error::WriteRefused { code, .. } => Some(*code),
             Error::InsertMany(failure) => failure.failed.first().and_then(|f| f.reason.code()),

@@ -24,18 +24,24 @@
 //!   [`run_observed`](CopyFollower::run_observed) with the source change's
 //!   wall time, so a caller can measure it (`BENCHMARKS.md` has the
 //!   figures of 20,000 holders).
-//! - A [`Change::Gap`] (changes lost from the server's history, with the
-//!   consumer's `OnLost::RestartFromNow`) is closed by
-//!   [`Copies::repair`](crate::Copies::repair), a scan of every holder.
+//! - A [`Change::Gap`] (changes lost from the server's history, with
+//!   [`on_lost`](CopyFollower::on_lost)`(OnLost::RestartFromNow)`) is
+//!   closed by [`Copies::repair`](crate::Copies::repair), a scan of every
+//!   holder.
+//! - **A holder killed mid-page**: each page's transaction runs on the
+//!   session recorded with the consumer's lease, so the instance that
+//!   takes the expired lease ends that transaction (see [`Lease`]) instead
+//!   of waiting for the server to abort it.
 //!   [`Copies::verify`](crate::Copies::verify) finds any drift in either
 //!   mode.
 
 use std::time::Instant;
 
 use bson::{Bson, DateTime};
-use mongodb::Database;
+use futures_util::future::BoxFuture;
+use mongodb::{ClientSession, Database};
 
-use super::consumer::{Consumer, Lease, Ran, Stopper};
+use super::consumer::{Consumer, Lease, Ran, SessionListener, Stopper};
 use super::{Change, Event};
 use crate::error::{Error, Result};
 use crate::model::{CopyFollow, CopySpec, Document};
@@ -172,32 +178,65 @@ impl<H: Document, S: Document> CopyFollower<H, S> {
         self.consumer.stopper()
     }
 
+    /// Goes on past a source change the model cannot read (see
+    /// [`Consumer::skip_undecodable`]).
+    pub fn skip_undecodable(mut self) -> Self {
+        self.consumer = self.consumer.skip_undecodable();
+        self
+    }
+
+    /// What to do when the saved position is gone (see
+    /// [`Consumer::on_lost`]): with [`OnLost::RestartFromNow`](crate::OnLost::RestartFromNow)
+    /// the follower goes on from now and closes the gap with
+    /// [`Copies::repair`] (a scan of every holder) before its next change.
+    pub fn on_lost(mut self, policy: crate::watch::OnLost) -> Self {
+        self.consumer = self.consumer.on_lost(policy);
+        self
+    }
+
+    /// How the stream opens itself again after an error (see
+    /// [`Consumer::recovery`]).
+    pub fn recovery(mut self, recovery: crate::watch::Recovery) -> Self {
+        self.consumer = self.consumer.recovery(recovery);
+        self
+    }
+
     /// Runs the follower until stopped, or until the first error it does
-    /// not get past (as [`Consumer::run`]); an error before the first
-    /// change when `H` declares no copy of `S` with `follow = "consumer"`.
+    /// not get past (as [`Consumer::run`], an [`Error::Consumer`] naming
+    /// it); an error before the first change when `H` declares no copy of
+    /// `S` with `follow = "consumer"`. Its future is `Send`: it can be
+    /// `tokio::spawn`ed.
     pub async fn run(&self) -> Result<Ran> {
         self.run_observed(|_| {}).await
     }
 
     /// As [`run`](Self::run), calling `observe` after each batch commits.
-    pub async fn run_observed(&self, mut observe: impl FnMut(&FollowedBatch)) -> Result<Ran> {
+    pub async fn run_observed(&self, observe: impl FnMut(&FollowedBatch) + Send) -> Result<Ran> {
         if self.specs.is_empty() {
-            return Err(Error::Model(format!(
-                "`{}` holds no copy of a field of `{}` declared `follow = \"consumer\"`: declare one with `#[copy(from = ..., field = ..., follow = \"consumer\")]`",
-                H::NAME,
-                S::NAME
-            )));
+            return Err(Error::Consumer {
+                name: self.consumer.name().to_owned(),
+                source: Box::new(Error::Model(format!(
+                    "`{}` holds no copy of a field of `{}` declared `follow = \"consumer\"`: declare one with `#[copy(from = ..., field = ..., follow = \"consumer\")]`",
+                    H::NAME,
+                    S::NAME
+                ))),
+            });
         }
         self.consumer
-            .run_at_least_once(async |event: &Event<S>| self.handle(event, &mut observe).await)
+            .run_with_session(Pages {
+                follower: self,
+                observe,
+            })
             .await
     }
 
-    /// Refreshes the holders of the source `event` changed.
+    /// Refreshes the holders of the source `event` changed, each page in a
+    /// transaction on `session` (the one recorded with the lease).
     async fn handle(
         &self,
+        session: &mut ClientSession,
         event: &Event<S>,
-        observe: &mut impl FnMut(&FollowedBatch),
+        observe: &mut (impl FnMut(&FollowedBatch) + Send),
     ) -> Result<()> {
         let (id, touched) = match &event.change {
             Change::Insert(doc) | Change::Replace(doc) => (doc.id(), None),
@@ -229,7 +268,8 @@ impl<H: Document, S: Document> CopyFollower<H, S> {
             {
                 continue;
             }
-            self.follow(spec, &key, event.wall_time, observe).await?;
+            self.follow(session, spec, &key, event.wall_time, observe)
+                .await?;
         }
         Ok(())
     }
@@ -238,10 +278,11 @@ impl<H: Document, S: Document> CopyFollower<H, S> {
     /// transaction per batch.
     async fn follow(
         &self,
+        session: &mut ClientSession,
         spec: &CopySpec,
         key: &Bson,
         changed_at: Option<DateTime>,
-        observe: &mut impl FnMut(&FollowedBatch),
+        observe: &mut (impl FnMut(&FollowedBatch) + Send),
     ) -> Result<()> {
         let client = self.db.client();
         let mut after: Option<Bson> = None;
@@ -255,8 +296,11 @@ impl<H: Document, S: Document> CopyFollower<H, S> {
             };
             let full = ids.len() == self.batch;
             let (read, written) = transaction(client)
+                .session(&mut *session)
                 .with_retry(self.policy.clone())
-                .run(async |s| self.copies.refresh_ids(s, spec, ids.clone()).await)
+                .run_with((&self.copies, spec, &ids), |s, (copies, spec, ids)| {
+                    Box::pin(copies.refresh_ids(s, spec, ids.to_vec()))
+                })
                 .await?;
             observe(&FollowedBatch {
                 source: key.clone(),
@@ -271,6 +315,28 @@ impl<H: Document, S: Document> CopyFollower<H, S> {
             }
             after = Some(last);
         }
+    }
+}
+
+/// A follower's work on each change, as the consumer's listener with the
+/// lease's session.
+struct Pages<'f, H: Document, S: Document, O> {
+    follower: &'f CopyFollower<H, S>,
+    observe: O,
+}
+
+impl<H, S, O> SessionListener<S> for Pages<'_, H, S, O>
+where
+    H: Document,
+    S: Document,
+    O: FnMut(&FollowedBatch) + Send,
+{
+    fn handle<'a>(
+        &'a mut self,
+        session: &'a mut ClientSession,
+        event: &'a Event<S>,
+    ) -> BoxFuture<'a, Result<()>> {
+        Box::pin(self.follower.handle(session, event, &mut self.observe))
     }
 }
 

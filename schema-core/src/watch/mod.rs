@@ -34,7 +34,7 @@ mod follow;
 mod stream;
 
 pub use builder::Watch;
-pub use consumer::{Consumer, Lease, Ran, Stopper, CONSUMERS};
+pub use consumer::{Consumer, Handler, Lease, Listener, Ran, Stopper, CONSUMERS};
 pub use follow::{CopyFollower, FollowedBatch, DEFAULT_FOLLOW_BATCH};
 pub use stream::ChangeStream;
 

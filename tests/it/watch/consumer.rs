@@ -102,7 +102,7 @@ async fn a_consumer_resumes_from_its_saved_position_after_a_restart() {
     let first = Consumer::new("counter", &orders);
     let stop = first.stopper();
     let (ran, ()) = tokio::join!(
-        first.run(async |s, e| count_insert(&db, s, &e.change).await),
+        first.run(&db, |s, db, e| Box::pin(count_insert(db, s, &e.change))),
         async {
             started(&db, "counter", first.holder()).await;
             for i in 0..5 {
@@ -133,7 +133,7 @@ async fn a_consumer_resumes_from_its_saved_position_after_a_restart() {
     let second = Consumer::new("counter", &orders);
     let stop = second.stopper();
     let (ran, ()) = tokio::join!(
-        second.run(async |s, e| count_insert(&db, s, &e.change).await),
+        second.run(&db, |s, db, e| Box::pin(count_insert(db, s, &e.change))),
         async {
             until("8 handled", || async { counted(&db).await == 8 }).await;
             stop.stop();
@@ -154,14 +154,14 @@ async fn a_handler_failing_mid_way_leaves_neither_its_writes_nor_the_position() 
 
     let failing = Consumer::new("logger", &orders);
     let (ran, ()) = tokio::join!(
-        failing.run(async |s, e| {
-            count_insert(&db, s, &e.change).await?;
+        failing.run(&db, |s, db, e| Box::pin(async move {
+            count_insert(db, s, &e.change).await?;
             match &e.change {
                 // Its writes are done: the failure comes after them.
                 Change::Insert(o) if o.id == "bad" => Err(Error::Model("refused".into())),
                 _ => Ok(()),
             }
-        }),
+        })),
         async {
             started(&db, "logger", failing.holder()).await;
             for id in ["ok1", "bad", "ok2"] {
@@ -169,10 +169,19 @@ async fn a_handler_failing_mid_way_leaves_neither_its_writes_nor_the_position() 
             }
         }
     );
-    assert!(
-        matches!(ran, Err(Error::Model(ref m)) if m == "refused"),
-        "{ran:?}"
-    );
+    // The error names the consumer, around the handler's own.
+    match &ran {
+        Err(Error::Consumer { name, source }) => {
+            assert_eq!(name, "logger");
+            assert!(
+                matches!(&**source, Error::Model(m) if m == "refused"),
+                "{source:?}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let shown = ran.unwrap_err().to_string();
+    assert!(shown.starts_with("consumer `logger` stopped: "), "{shown}");
     assert_eq!(
         count(&log, doc! { "order": "bad" }).await,
         0,
@@ -191,7 +200,7 @@ async fn a_handler_failing_mid_way_leaves_neither_its_writes_nor_the_position() 
     let fixed = Consumer::new("logger", &orders);
     let stop = fixed.stopper();
     let (ran, ()) = tokio::join!(
-        fixed.run(async |s, e| count_insert(&db, s, &e.change).await),
+        fixed.run(&db, |s, db, e| Box::pin(count_insert(db, s, &e.change))),
         async {
             until("3 handled", || async { counted(&db).await == 3 }).await;
             stop.stop();
@@ -214,7 +223,7 @@ async fn at_least_once_saves_the_position_after_the_handler() {
     // before it, and the next run hands it over again.
     let first = Consumer::new("mailer", &orders);
     let (ran, ()) = tokio::join!(
-        first.run_at_least_once(async |e| {
+        first.run_at_least_once(&mut seen, |seen, e| Box::pin(async move {
             if let Change::Insert(o) = &e.change {
                 seen.push(o.id.clone());
                 if o.id == "o2" {
@@ -222,7 +231,7 @@ async fn at_least_once_saves_the_position_after_the_handler() {
                 }
             }
             Ok(())
-        }),
+        })),
         async {
             started(&db, "mailer", first.holder()).await;
             for i in 1..=3 {
@@ -247,14 +256,16 @@ async fn at_least_once_saves_the_position_after_the_handler() {
     let second = Consumer::new("mailer", &orders);
     let stop = second.stopper();
     let ran = second
-        .run_at_least_once(async |e| {
-            if let Change::Insert(o) = &e.change {
-                seen.push(o.id.clone());
-                if o.id == "o3" {
-                    stop.stop();
+        .run_at_least_once((&mut seen, &stop), |(seen, stop), e| {
+            Box::pin(async move {
+                if let Change::Insert(o) = &e.change {
+                    seen.push(o.id.clone());
+                    if o.id == "o3" {
+                        stop.stop();
+                    }
                 }
-            }
-            Ok(())
+                Ok(())
+            })
         })
         .await
         .unwrap();
@@ -274,24 +285,28 @@ async fn the_lease_moves_to_a_waiting_instance_and_a_holder_that_lost_it_handles
     let b = Consumer::new("shared", &orders).lease(short_lease());
     let (stop_a, stop_b) = (a.stopper(), b.stopper());
     let by = |holder: &str| doc! { "by": holder.to_owned() };
-    let handler = |c: &Consumer<Order>| {
-        let (db, holder) = (db.clone(), c.holder().to_owned());
-        async move |s: &mut mongodb::ClientSession, e: &schema_core::Event<Order>| {
+    // A handler may be a function: it logs each insert with its holder.
+    fn logger<'a>(
+        s: &'a mut mongodb::ClientSession,
+        (db, holder): &'a mut (&Database, String),
+        e: &'a schema_core::Event<Order>,
+    ) -> schema_core::BoxFuture<'a, schema_core::Result<()>> {
+        Box::pin(async move {
             if let Change::Insert(o) = &e.change {
                 db.collection::<BsonDocument>("log")
-                    .insert_one(doc! { "order": &o.id, "by": &holder })
+                    .insert_one(doc! { "order": &o.id, "by": &*holder })
                     .session(&mut *s)
                     .await?;
             }
             Ok(())
-        }
-    };
+        })
+    }
     let (ran_a, ran_b, ()) = tokio::join!(
-        a.run(handler(&a)),
+        a.run((&db, a.holder().to_owned()), logger),
         async {
             // B starts once A holds the lease.
             started(&db, "shared", a.holder()).await;
-            b.run(handler(&b)).await
+            b.run((&db, b.holder().to_owned()), logger).await
         },
         async {
             started(&db, "shared", a.holder()).await;

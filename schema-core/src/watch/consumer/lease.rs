@@ -5,10 +5,12 @@
 
 use std::time::Duration;
 
-use bson::{doc, Bson};
+use std::sync::atomic::Ordering;
+
+use bson::{doc, Bson, Document as BsonDocument};
 
 use super::position::Store;
-use crate::error::Result;
+use crate::error::{DriverErrorExt, Error, Result};
 
 /// How the instances of one consumer share its work: the one holding the
 /// lease handles the changes, the others wait.
@@ -27,11 +29,17 @@ use crate::error::Result;
 ///   (killed, its machine gone) its lease runs out at most `duration` after
 ///   its last renewal, so another instance takes over within
 ///   `duration + poll` ([`takeover_bound`](Self::takeover_bound), 11 s by
-///   default), then resumes from the saved position. One exception: when
-///   the holder died inside a handler's transaction, that transaction
-///   holds its writes (the position's included) until the server aborts
-///   it (`transactionLifetimeLimitSeconds`, 60 s by default), and the
-///   takeover waits for that too.
+///   default), then resumes from the saved position.
+/// - **A holder that died inside a transaction** (a handler's, or a copy
+///   follower's page) leaves it open, holding its writes (the position's
+///   included) until the server aborts it (`transactionLifetimeLimitSeconds`,
+///   60 s by default). Each instance runs its transactions on one session
+///   whose id it records with the lease when it takes it; the instance that
+///   takes an expired lease first ends that session (`killSessions`),
+///   which aborts the transaction, so the takeover stays within the bound.
+///   Where the server has no `killSessions` or the user lacks the right
+///   to run it (the `killAnySession` action; a user's own sessions need
+///   none), the takeover waits for the server's abort instead.
 /// - A holder that lost its lease without knowing it (paused past its
 ///   expiry) handles nothing more: each change's transaction moves the
 ///   position only while the lease is its own and unexpired, so its
@@ -101,28 +109,83 @@ impl Lease {
     }
 }
 
+/// `Unauthorized`: the user may not run `killSessions`.
+const UNAUTHORIZED: i32 = 13;
+/// `CommandNotFound`: the server has no `killSessions`.
+const COMMAND_NOT_FOUND: i32 = 59;
+
 impl Store {
     /// Takes the lease when it is free, expired or already this
-    /// instance's: `true` when this instance holds it now. A write of a
-    /// transaction still open on the position (a holder that died inside
-    /// one) holds the update until the server ends that transaction.
+    /// instance's: `true` when this instance holds it now, with this
+    /// instance's session recorded beside it. Before taking an expired
+    /// lease of another holder, ends the transaction that holder's session
+    /// may have left open ([`end_dead_session`](Self::end_dead_session)):
+    /// its writes would otherwise hold this update until the server aborts
+    /// it.
     pub(super) async fn take(&self) -> Result<bool> {
         self.measure_clock().await?;
+        let now = self.server_now();
+        let found = self
+            .coll
+            .find_one(doc! { "_id": &self.name })
+            .await
+            .map_err(|e| Store::error(e, "find in"))?;
+        if let Some(found) = found {
+            let other = matches!(found.get("holder"), Some(Bson::String(h)) if *h != self.holder);
+            let expired = found
+                .get_datetime("leaseUntil")
+                .is_ok_and(|until| *until <= now);
+            if other && !expired {
+                return Ok(false);
+            }
+            if let (true, Ok(dead)) = (other, found.get_document("session")) {
+                self.end_dead_session(dead).await?;
+            }
+        }
         let filter = doc! {
             "_id": &self.name,
             "$or": [
                 { "holder": &self.holder },
                 { "holder": Bson::Null },
-                { "leaseUntil": { "$lte": self.server_now() } },
+                { "leaseUntil": { "$lte": now } },
             ],
         };
-        let set = doc! { "holder": &self.holder, "leaseUntil": self.lease_until() };
+        let set = doc! {
+            "holder": &self.holder,
+            "leaseUntil": self.lease_until(),
+            "session": &self.session,
+        };
         let done = self
             .coll
             .update_one(filter, doc! { "$set": set })
             .await
             .map_err(|e| Store::error(e, "update"))?;
         Ok(done.matched_count == 1)
+    }
+
+    /// Ends the session `lsid` of a holder whose lease expired
+    /// (`killSessions`), which aborts the transaction it left open: a
+    /// holder killed inside a handler's transaction or a follower's page.
+    /// A holder that is alive after all (paused past its expiry) finds its
+    /// transaction aborted and its lease gone, and handles nothing more.
+    /// Where the server has no `killSessions` or the user may not run it,
+    /// nothing is ended and the takeover waits for the server to abort the
+    /// transaction (`transactionLifetimeLimitSeconds`, 60 s by default).
+    async fn end_dead_session(&self, lsid: &BsonDocument) -> Result<()> {
+        let killed = self
+            .coll
+            .client()
+            .database("admin")
+            .run_command(doc! { "killSessions": [lsid] })
+            .await;
+        match killed {
+            Ok(_) => {
+                self.ended.fetch_add(1, Ordering::Relaxed);
+                Ok(())
+            }
+            Err(e) if matches!(e.code(), Some(UNAUTHORIZED | COMMAND_NOT_FOUND)) => Ok(()),
+            Err(e) => Err(Error::from_server(e, "run killSessions on", "admin")),
+        }
     }
 
     /// Renews the lease while this instance still holds it: `false` when

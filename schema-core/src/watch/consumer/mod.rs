@@ -25,11 +25,14 @@
 //!   the one holding the lease handles, the others wait. See [`Lease`] for
 //!   the takeover bound.
 
+mod handler;
 mod lease;
 mod position;
 mod run;
 
+pub use handler::{Handler, Listener};
 pub use lease::Lease;
+pub(crate) use run::SessionListener;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -45,6 +48,7 @@ use crate::model::Document;
 use crate::repo::Repo;
 use crate::txn::RetryPolicy;
 use crate::typed::filter::Filter;
+use crate::watch::{OnLost, Recovery};
 
 /// The framework's collection of consumer positions: one document per
 /// consumer name (`_id`), holding `token` (the resume token of the last
@@ -69,26 +73,35 @@ pub const CONSUMERS: &str = "schema_consumers";
 /// #     status: String,
 /// # }
 /// # async fn demo(db: mongodb::Database) -> schema_core::Result<()> {
-/// use schema_core::bson::doc;
+/// use schema_core::bson::{doc, Document as BsonDocument};
 /// use schema_core::{Change, Consumer};
 ///
 /// let orders = Repo::<Order>::new(&db);
-/// let counts = db.collection::<schema_core::bson::Document>("order_counts");
-/// Consumer::new("order-counter", &orders)
-///     .run(async |session, event| {
-///         if let Change::Insert(order) = &event.change {
-///             counts
-///                 .update_one(doc! { "_id": &order.status }, doc! { "$inc": { "n": 1 } })
-///                 .upsert(true)
-///                 .session(&mut *session)
-///                 .await?;
-///         }
-///         Ok(())
+/// let counts = db.collection::<BsonDocument>("order_counts");
+/// let consumer = Consumer::new("order-counter", &orders);
+/// let stop = consumer.stopper(); // stop.stop() ends the run cleanly
+/// consumer
+///     .run(&counts, |session, counts, event| {
+///         Box::pin(async move {
+///             if let Change::Insert(order) = &event.change {
+///                 counts
+///                     .update_one(doc! { "_id": &order.status }, doc! { "$inc": { "n": 1 } })
+///                     .upsert(true)
+///                     .session(session)
+///                     .await?;
+///             }
+///             Ok(())
+///         })
 ///     })
 ///     .await?;
 /// # Ok(())
 /// # }
 /// ```
+///
+/// A consumer is `Send` and `Sync`, and so are its runs' futures when the
+/// handler is: a service runs one in the background with `tokio::spawn`
+/// (an `Arc<Consumer<M>>`, or a consumer moved into the task) and stops it
+/// with its [`stopper`](Self::stopper) on shutdown.
 pub struct Consumer<M: Document> {
     name: String,
     repo: Repo<M>,
@@ -97,6 +110,9 @@ pub struct Consumer<M: Document> {
     /// The filter as a document (or why it could not be one).
     filter: Option<Result<BsonDocument>>,
     full_on_update: bool,
+    skip_undecodable: bool,
+    on_lost: OnLost,
+    recovery: Recovery,
     options: TransactionOptions,
     policy: RetryPolicy,
     stop: Stop,
@@ -129,6 +145,9 @@ impl<M: Document> Consumer<M> {
             lease: Lease::default(),
             filter: None,
             full_on_update: false,
+            skip_undecodable: false,
+            on_lost: OnLost::default(),
+            recovery: Recovery::default(),
             options: repo.transaction_options(),
             policy: repo.retry_policy().clone(),
             stop: Stop::default(),
@@ -156,6 +175,34 @@ impl<M: Document> Consumer<M> {
     /// [`Watch::full_document_on_update`](crate::Watch::full_document_on_update)).
     pub fn full_document_on_update(mut self) -> Self {
         self.full_on_update = true;
+        self
+    }
+
+    /// Goes on past a change the model cannot read (as
+    /// [`Watch::skip_undecodable`](crate::Watch::skip_undecodable)): the
+    /// change is not handled, the position moves past it with the next
+    /// change handled, and it is counted in [`Ran::skipped`]. Without it the
+    /// run stops with that error ([`ChangeError::Undecodable`](crate::ChangeError::Undecodable)).
+    pub fn skip_undecodable(mut self) -> Self {
+        self.skip_undecodable = true;
+        self
+    }
+
+    /// What to do when the saved position is gone from the server's
+    /// history, or the collection was dropped or renamed (as
+    /// [`Watch::on_lost`](crate::Watch::on_lost); the default stops with
+    /// [`ChangeError::Lost`](crate::ChangeError::Lost)). With
+    /// [`OnLost::RestartFromNow`] the handler gets a [`Change::Gap`](crate::Change::Gap)
+    /// (handled and saved like any change) and then the changes from now.
+    pub fn on_lost(mut self, policy: OnLost) -> Self {
+        self.on_lost = policy;
+        self
+    }
+
+    /// How the stream opens itself again after an error (as
+    /// [`Watch::recovery`](crate::Watch::recovery)).
+    pub fn recovery(mut self, recovery: Recovery) -> Self {
+        self.recovery = recovery;
         self
     }
 
@@ -204,6 +251,12 @@ pub struct Ran {
     /// and taken by another, or its renewal failed), and went back to
     /// waiting.
     pub leases_lost: u64,
+    /// Changes the model could not read, passed over
+    /// ([`Consumer::skip_undecodable`]).
+    pub skipped: u64,
+    /// How many times taking an expired lease ended the transaction its
+    /// holder left open (see [`Lease`]).
+    pub sessions_ended: u64,
 }
 
 /// Stops a running [`Consumer`] ([`Consumer::stopper`]).

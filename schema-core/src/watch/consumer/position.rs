@@ -5,7 +5,7 @@
 //! expiry in the server's clock still ahead) and by the token it moves
 //! from.
 
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
 use bson::{doc, Bson, DateTime, Document as BsonDocument};
 use mongodb::change_stream::event::ResumeToken;
@@ -29,6 +29,12 @@ pub(super) struct Store {
     /// The server's clock less this machine's, in milliseconds, as last
     /// measured ([`Store::measure_clock`]).
     pub(super) offset_ms: AtomicI64,
+    /// The id (`lsid`) of the session this instance runs its transactions
+    /// on, recorded with the lease (`session`) so that a successor can end
+    /// a transaction of it left open.
+    pub(super) session: BsonDocument,
+    /// How many dead holders' sessions [`take`](Store::take) ended.
+    pub(super) ended: AtomicU64,
 }
 
 /// Where a consumer stands, as read on start.
@@ -50,13 +56,21 @@ pub(super) enum Outcome {
 }
 
 impl Store {
-    pub(super) fn new(db: &Database, name: &str, holder: &str, lease_ms: i64) -> Self {
+    pub(super) fn new(
+        db: &Database,
+        name: &str,
+        holder: &str,
+        lease_ms: i64,
+        session: BsonDocument,
+    ) -> Self {
         Store {
             coll: db.collection(super::CONSUMERS),
             name: name.to_owned(),
             holder: holder.to_owned(),
             lease_ms,
             offset_ms: AtomicI64::new(0),
+            session,
+            ended: AtomicU64::new(0),
         }
     }
 

@@ -6,11 +6,12 @@
 use std::pin::pin;
 use std::time::Instant;
 
-use futures_util::future::{select, Either};
+use futures_util::future::{select, BoxFuture, Either};
 use futures_util::StreamExt;
 use mongodb::change_stream::event::ResumeToken;
 use mongodb::ClientSession;
 
+use super::handler::{Handler, Listener};
 use super::position::{Outcome, Store};
 use super::{Consumer, Ran};
 use crate::error::{Error, Result};
@@ -18,72 +19,120 @@ use crate::model::Document;
 use crate::txn::transaction;
 use crate::watch::{ChangeStream, Event};
 
-/// How one change is handled, and the position moved past it.
-trait Handle<M: Document> {
-    async fn handle(
-        &mut self,
-        consumer: &Consumer<M>,
-        store: &Store,
-        prev: Option<&ResumeToken>,
-        event: &Event<M>,
-    ) -> Result<Outcome>;
+/// How one change is handled, and the position moved past it. Every
+/// future is boxed and `Send`, so that a run can be `tokio::spawn`ed.
+trait Handle<M: Document>: Send {
+    fn handle<'a>(
+        &'a mut self,
+        consumer: &'a Consumer<M>,
+        store: &'a Store,
+        session: &'a mut ClientSession,
+        prev: Option<&'a ResumeToken>,
+        event: &'a Event<M>,
+    ) -> BoxFuture<'a, Result<Outcome>>;
 }
 
 /// Exactly once: the handler's writes and the position's move in one
-/// transaction.
-struct InTransaction<F>(F);
+/// transaction, on the session recorded with the lease.
+struct InTransaction<C, H> {
+    context: C,
+    handler: H,
+}
 
-impl<M, F> Handle<M> for InTransaction<F>
-where
-    M: Document,
-    F: AsyncFnMut(&mut ClientSession, &Event<M>) -> Result<()>,
-{
-    async fn handle(
-        &mut self,
-        consumer: &Consumer<M>,
-        store: &Store,
-        prev: Option<&ResumeToken>,
-        event: &Event<M>,
-    ) -> Result<Outcome> {
-        let handler = &mut self.0;
-        transaction(consumer.repo.database().client())
-            .options(consumer.options.clone())
-            .with_retry(consumer.policy.clone())
-            .run(async |s| {
-                // The guarded move first: it takes the position document's
-                // write lock, so a stale holder's transaction conflicts or
-                // finds the guard broken before the handler runs.
-                if store.advance(Some(&mut *s), prev, event).await? {
-                    handler(s, event).await?;
-                    return Ok(Outcome::Handled);
-                }
-                store.after_miss(Some(s), &event.token).await
-            })
-            .await
+impl<M: Document, C: Send, H: Handler<M, C>> Handle<M> for InTransaction<C, H> {
+    fn handle<'a>(
+        &'a mut self,
+        consumer: &'a Consumer<M>,
+        store: &'a Store,
+        session: &'a mut ClientSession,
+        prev: Option<&'a ResumeToken>,
+        event: &'a Event<M>,
+    ) -> BoxFuture<'a, Result<Outcome>> {
+        let both = (&mut self.context, &mut self.handler);
+        Box::pin(
+            transaction(consumer.repo.database().client())
+                .session(session)
+                .options(consumer.options.clone())
+                .with_retry(consumer.policy.clone())
+                .run_with(both, move |s, (context, handler)| {
+                    Box::pin(async move {
+                        // The guarded move first: it takes the position
+                        // document's write lock, so a stale holder's
+                        // transaction conflicts or finds the guard broken
+                        // before the handler runs.
+                        if store.advance(Some(&mut *s), prev, event).await? {
+                            handler(s, context, event).await?;
+                            return Ok(Outcome::Handled);
+                        }
+                        store.after_miss(Some(s), &event.token).await
+                    })
+                }),
+        )
     }
 }
 
-/// At least once: the handler, then the position's move.
-struct ThenSave<F>(F);
+/// At least once: the listener, then the position's move.
+struct ThenSave<C, L> {
+    context: C,
+    listener: L,
+}
 
-impl<M, F> Handle<M> for ThenSave<F>
-where
-    M: Document,
-    F: AsyncFnMut(&Event<M>) -> Result<()>,
-{
-    async fn handle(
-        &mut self,
-        _consumer: &Consumer<M>,
-        store: &Store,
-        prev: Option<&ResumeToken>,
-        event: &Event<M>,
-    ) -> Result<Outcome> {
-        (self.0)(event).await?;
-        if store.advance(None, prev, event).await? {
-            return Ok(Outcome::Handled);
-        }
-        store.after_miss(None, &event.token).await
+impl<M: Document, C: Send, L: Listener<M, C>> Handle<M> for ThenSave<C, L> {
+    fn handle<'a>(
+        &'a mut self,
+        _consumer: &'a Consumer<M>,
+        store: &'a Store,
+        _session: &'a mut ClientSession,
+        prev: Option<&'a ResumeToken>,
+        event: &'a Event<M>,
+    ) -> BoxFuture<'a, Result<Outcome>> {
+        Box::pin(async move {
+            (self.listener)(&mut self.context, event).await?;
+            saved(store, prev, event).await
+        })
     }
+}
+
+/// The framework's own at-least-once work (a copy follower's pages), given
+/// the session recorded with the lease, so that a successor can end a
+/// transaction of it left open by a holder that died.
+pub(crate) trait SessionListener<M: Document>: Send {
+    fn handle<'a>(
+        &'a mut self,
+        session: &'a mut ClientSession,
+        event: &'a Event<M>,
+    ) -> BoxFuture<'a, Result<()>>;
+}
+
+/// At least once, with the lease's session.
+struct ThenSaveWithSession<L>(L);
+
+impl<M: Document, L: SessionListener<M>> Handle<M> for ThenSaveWithSession<L> {
+    fn handle<'a>(
+        &'a mut self,
+        _consumer: &'a Consumer<M>,
+        store: &'a Store,
+        session: &'a mut ClientSession,
+        prev: Option<&'a ResumeToken>,
+        event: &'a Event<M>,
+    ) -> BoxFuture<'a, Result<Outcome>> {
+        Box::pin(async move {
+            self.0.handle(session, event).await?;
+            saved(store, prev, event).await
+        })
+    }
+}
+
+/// Saves the position past `event` after its handler returned.
+async fn saved<M: Document>(
+    store: &Store,
+    prev: Option<&ResumeToken>,
+    event: &Event<M>,
+) -> Result<Outcome> {
+    if store.advance(None, prev, event).await? {
+        return Ok(Outcome::Handled);
+    }
+    store.after_miss(None, &event.token).await
 }
 
 /// How a spell of holding the lease ended.
@@ -93,43 +142,68 @@ enum Held {
 }
 
 impl<M: Document> Consumer<M> {
-    /// Runs the consumer, handling each change exactly once with `handler`,
-    /// which gets the session of the transaction that also moves the
-    /// position past the change: every database write of the handler must
-    /// be sent with it (`.session(&mut *session)`), and it must have no
-    /// other effect (it runs again when the transaction is retried).
+    /// Runs the consumer, handling each change exactly once with `handler`
+    /// (a [`Handler`]), which gets the session of the transaction that
+    /// also moves the position past the change, then `context` (mutably:
+    /// what the handler writes to, borrowed or owned), then the change, and
+    /// returns a boxed future (`Box::pin(async move { .. })`). Every
+    /// database write of the handler must be sent with the session
+    /// (`.session(&mut *session)`), and it must have no other effect (it
+    /// runs again when the transaction is retried).
     ///
     /// The run waits for the lease, resumes after the saved position, and
     /// returns when [stopped](Self::stopper) or with the first error it
-    /// does not get past: the handler's (its transaction aborted: neither
-    /// its writes nor the position's move are kept), a transaction's past
-    /// its retry policy, or the stream's past its recovery. Run it again to
-    /// go on from the saved position.
-    pub async fn run<F>(&self, handler: F) -> Result<Ran>
+    /// does not get past, as [`Error::Consumer`] naming this consumer: the
+    /// handler's (its transaction aborted: neither its writes nor the
+    /// position's move are kept), a transaction's past its retry policy, or
+    /// the stream's past its [recovery](Self::recovery) and
+    /// [`on_lost`](Self::on_lost) policy. Run it again to go on from the
+    /// saved position. Its future is `Send` when the context is, so it can
+    /// be `tokio::spawn`ed.
+    pub async fn run<C, H>(&self, context: C, handler: H) -> Result<Ran>
     where
-        F: AsyncFnMut(&mut ClientSession, &Event<M>) -> Result<()>,
+        C: Send,
+        H: Handler<M, C>,
     {
-        self.run_loop(InTransaction(handler)).await
+        self.run_loop(InTransaction { context, handler }).await
     }
 
     /// Runs the consumer, handling each change at least once with
-    /// `handler`, which writes nothing to the database (a cache to drop, a
-    /// message to send): the position is saved after the handler returns
-    /// `Ok`, so a crash in between hands that change to the next run again.
-    /// Otherwise as [`run`](Self::run).
-    pub async fn run_at_least_once<F>(&self, handler: F) -> Result<Ran>
+    /// `listener` (a [`Listener`]), which gets `context` and the change
+    /// and writes nothing to the database (a cache to drop, a message to
+    /// send): the position is saved after it returns `Ok`, so a crash in
+    /// between hands that change to the next run again. Otherwise as
+    /// [`run`](Self::run).
+    pub async fn run_at_least_once<C, L>(&self, context: C, listener: L) -> Result<Ran>
     where
-        F: AsyncFnMut(&Event<M>) -> Result<()>,
+        C: Send,
+        L: Listener<M, C>,
     {
-        self.run_loop(ThenSave(handler)).await
+        self.run_loop(ThenSave { context, listener }).await
     }
 
-    async fn run_loop(&self, mut handle: impl Handle<M>) -> Result<Ran> {
+    /// As [`run_at_least_once`](Self::run_at_least_once), the listener
+    /// given the session recorded with the lease for its transactions.
+    pub(crate) async fn run_with_session<L: SessionListener<M>>(&self, listener: L) -> Result<Ran> {
+        self.run_loop(ThenSaveWithSession(listener)).await
+    }
+
+    async fn run_loop(&self, handle: impl Handle<M>) -> Result<Ran> {
+        self.run_named(handle).await.map_err(|e| Error::Consumer {
+            name: self.name.clone(),
+            source: Box::new(e),
+        })
+    }
+
+    async fn run_named(&self, mut handle: impl Handle<M>) -> Result<Ran> {
+        let client = self.repo.database().client();
+        let mut session = crate::txn::start_session(client).await?;
         let store = Store::new(
             self.repo.database(),
             &self.name,
             &self.holder,
             self.lease.millis(),
+            session.id().clone(),
         );
         store.ensure().await?;
         let mut ran = Ran::default();
@@ -139,7 +213,7 @@ impl<M: Document> Consumer<M> {
                 continue;
             }
             ran.leases_taken += 1;
-            match self.hold(&store, &mut handle, &mut ran).await {
+            match self.hold(&store, &mut handle, &mut session, &mut ran).await {
                 Ok(Held::Stopped) => break,
                 Ok(Held::Lost) => ran.leases_lost += 1,
                 Err(e) => {
@@ -149,6 +223,7 @@ impl<M: Document> Consumer<M> {
             }
         }
         store.release().await?;
+        ran.sessions_ended = store.ended.load(std::sync::atomic::Ordering::Relaxed);
         Ok(ran)
     }
 
@@ -157,6 +232,7 @@ impl<M: Document> Consumer<M> {
         &self,
         store: &Store,
         handle: &mut impl Handle<M>,
+        session: &mut ClientSession,
         ran: &mut Ran,
     ) -> Result<Held> {
         let mut renewed = Instant::now();
@@ -191,16 +267,21 @@ impl<M: Document> Consumer<M> {
             let (next, notified) = (pin!(stream.next()), pin!(notified));
             let event = match tokio::time::timeout(wait, select(next, notified)).await {
                 Err(_) | Ok(Either::Right(_)) => continue,
-                Ok(Either::Left((Some(event), _))) => event?,
+                Ok(Either::Left((Some(Ok(event)), _))) => event,
+                Ok(Either::Left((Some(Err(e)), _))) if self.skip_undecodable && undecodable(&e) => {
+                    ran.skipped += 1;
+                    continue;
+                }
+                Ok(Either::Left((Some(Err(e)), _))) => return Err(e),
                 Ok(Either::Left((None, _))) => {
-                    return Err(Error::Model(format!(
-                        "the change stream of consumer {:?} ended",
-                        self.name
-                    )))
+                    return Err(Error::Model("its change stream ended".to_owned()))
                 }
             };
             let at = Instant::now();
-            match handle.handle(self, store, prev.as_ref(), &event).await? {
+            match handle
+                .handle(self, store, session, prev.as_ref(), &event)
+                .await?
+            {
                 Outcome::Handled => {
                     ran.handled += 1;
                     renewed = at;
@@ -217,20 +298,23 @@ impl<M: Document> Consumer<M> {
         let mut watch = self.repo.watch();
         match &self.filter {
             Some(Ok(filter)) => watch = watch.filter(filter.clone()),
-            Some(Err(e)) => {
-                return Err(Error::Model(format!(
-                    "the filter of consumer {:?}: {e}",
-                    self.name
-                )))
-            }
+            Some(Err(e)) => return Err(Error::Model(format!("its filter: {e}"))),
             None => {}
         }
         if self.full_on_update {
             watch = watch.full_document_on_update();
         }
+        if self.skip_undecodable {
+            watch = watch.skip_undecodable();
+        }
         if let Some(token) = token {
             watch = watch.resume_after(token);
         }
-        watch.await
+        watch.on_lost(self.on_lost).recovery(self.recovery).await
     }
+}
+
+/// Whether `e` is a change the model could not read.
+fn undecodable(e: &Error) -> bool {
+    matches!(e, Error::Change(c) if matches!(**c, crate::error::ChangeError::Undecodable { .. }))
 }
