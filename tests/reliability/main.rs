@@ -15,6 +15,7 @@ mod models;
 mod support;
 
 mod adopt_move_kill;
+mod dead_holder;
 mod draw;
 mod faults;
 mod kill;

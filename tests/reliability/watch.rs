@@ -150,11 +150,46 @@ async fn lost_token() -> (
     orders.insert(&order(0)).await.unwrap();
     let token = next_event(&mut changes).await.token;
     drop(changes);
-    // The server prunes its oplog every 1,000 entries written: 1,100 more.
-    let more: Vec<Order> = (1..=1100).map(order).collect();
-    orders.insert_many(&more).await.unwrap();
+    // Writes until the server's history no longer reaches the token, as
+    // the driver's own resume from it says (code 286), however long the
+    // server takes to prune (it prunes every 1,000 entries written, at its
+    // own pace on a loaded machine): waiting for the condition, not a count.
+    let raw = client
+        .database("watch_lost")
+        .collection::<bson::Document>(Order::COLLECTION);
+    let mut next = 1;
+    while !history_lost(&raw, &token).await {
+        assert!(
+            next < 100_000,
+            "the history still reaches the token after {next} writes"
+        );
+        let more: Vec<Order> = (next..next + 100).map(order).collect();
+        orders.insert_many(&more).await.unwrap();
+        next += 100;
+    }
     log.clear();
     (server, client, log, orders, token)
+}
+
+/// Whether the driver's raw change stream, resumed after `token`, fails
+/// with code 286 (`ChangeStreamHistoryLost`), at its opening or its first
+/// `getMore`.
+async fn history_lost(
+    raw: &mongodb::Collection<bson::Document>,
+    token: &mongodb::change_stream::event::ResumeToken,
+) -> bool {
+    const HISTORY_LOST: i32 = 286;
+    let code = |e: &mongodb::error::Error| match &*e.kind {
+        mongodb::error::ErrorKind::Command(c) => Some(c.code),
+        _ => None,
+    };
+    match raw.watch().resume_after(token.clone()).await {
+        Err(e) => code(&e) == Some(HISTORY_LOST),
+        Ok(mut stream) => match stream.next_if_any().await {
+            Err(e) => code(&e) == Some(HISTORY_LOST),
+            Ok(_) => false,
+        },
+    }
 }
 
 fn aggregates(log: &CommandLog) -> usize {

@@ -34,7 +34,10 @@ use crate::support::own_server::{self, DataDir};
 /// The environment variable that makes the test binary a consuming child.
 const CHILD: &str = "CONSUMER_CHILD_DB";
 /// The consumer's lease in the children, in milliseconds.
-const LEASE_MS: &str = "CONSUMER_CHILD_LEASE_MS";
+pub(crate) const LEASE_MS: &str = "CONSUMER_CHILD_LEASE_MS";
+/// How long a child's handler waits inside its transaction, after its
+/// writes, in milliseconds (none when unset): a kill then lands inside it.
+const STALL_MS: &str = "CONSUMER_CHILD_STALL_MS";
 /// Changes of the kill test.
 const CHANGES: usize = 10_000;
 /// Kills before the last child runs to the end.
@@ -42,7 +45,7 @@ const KILLS: u32 = 6;
 /// The server's lifetime of a transaction its client abandoned, seconds.
 const TXN_LIFETIME_S: i32 = 2;
 /// The most any waiting step takes.
-const STEP: Duration = Duration::from_secs(180);
+pub(crate) const STEP: Duration = Duration::from_secs(180);
 
 #[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[document(collection = "consumed_orders")]
@@ -52,7 +55,7 @@ struct Order {
     status: String,
 }
 
-fn lease(ms: u64) -> Lease {
+pub(crate) fn lease(ms: u64) -> Lease {
     Lease::default()
         .duration(Duration::from_millis(ms))
         .renew_every(Duration::from_millis(ms / 4))
@@ -71,6 +74,9 @@ async fn consuming_child() {
     let client = support::client().await;
     let db = client.database(&db_name);
     let consumer = Consumer::new("counter", &Repo::<Order>::new(&db)).lease(lease(lease_ms));
+    let stall = std::env::var(STALL_MS)
+        .ok()
+        .map(|ms| Duration::from_millis(ms.parse().unwrap()));
     println!("holder {}", consumer.holder());
     let holder = consumer.holder().to_owned();
     let (counts, rows) = (
@@ -78,34 +84,67 @@ async fn consuming_child() {
         db.collection::<BsonDocument>("rows"),
     );
     consumer
-        .run((&counts, &rows, &holder), |s, (counts, rows, holder), e| {
-            Box::pin(async move {
-                if let Change::Insert(o) = &e.change {
-                    counts
-                        .update_one(doc! { "_id": "changes" }, doc! { "$inc": { "n": 1 } })
-                        .upsert(true)
-                        .session(&mut *s)
-                        .await?;
-                    rows.insert_one(doc! { "order": &o.id, "by": &**holder })
-                        .session(&mut *s)
-                        .await?;
-                }
-                Ok(())
-            })
-        })
+        .run(
+            (&counts, &rows, &holder, stall),
+            |s, (counts, rows, holder, stall), e| {
+                Box::pin(async move {
+                    if let Change::Insert(o) = &e.change {
+                        counts
+                            .update_one(doc! { "_id": "changes" }, doc! { "$inc": { "n": 1 } })
+                            .upsert(true)
+                            .session(&mut *s)
+                            .await?;
+                        rows.insert_one(doc! { "order": &o.id, "by": &**holder })
+                            .session(&mut *s)
+                            .await?;
+                        if let Some(stall) = stall {
+                            tokio::time::sleep(*stall).await;
+                        }
+                    }
+                    Ok(())
+                })
+            },
+        )
         .await
         .expect("the consumer's run");
 }
 
 /// Starts a consuming child on `uri`, and reads its holder id.
 fn start_child(uri: &str, db: &str, lease_ms: u64) -> (Child, String) {
-    let mut child = support::child_test(module_path!(), "consuming_child")
-        .env(CHILD, db)
+    start_stalling_child(uri, db, lease_ms, None)
+}
+
+/// Starts a consuming child whose handler waits `stall_ms` inside its
+/// transaction after its writes.
+pub(crate) fn start_stalling_child(
+    uri: &str,
+    db: &str,
+    lease_ms: u64,
+    stall_ms: Option<u64>,
+) -> (Child, String) {
+    let stall = stall_ms.map(|ms| ms.to_string());
+    let mut env = vec![(CHILD, db)];
+    env.extend(stall.as_deref().map(|ms| (STALL_MS, ms)));
+    start_child_of(module_path!(), "consuming_child", &env, uri, lease_ms)
+}
+
+/// Starts the child test `test` of `module` on `uri` with `env` and the
+/// lease `lease_ms`, and reads the holder id it prints first
+/// (`holder <id>`).
+pub(crate) fn start_child_of(
+    module: &str,
+    test: &str,
+    env: &[(&str, &str)],
+    uri: &str,
+    lease_ms: u64,
+) -> (Child, String) {
+    let mut child = support::child_test(module, test)
+        .envs(env.iter().copied())
         .env(LEASE_MS, lease_ms.to_string())
         .env("MONGODB_URI", uri)
         .stdout(Stdio::piped())
         .spawn()
-        .expect("start a consuming child");
+        .expect("start a child");
     let mut lines = BufReader::new(child.stdout.take().expect("its stdout")).lines();
     let holder = lines
         // The harness may print the test's name first, on the same line.
@@ -116,7 +155,7 @@ fn start_child(uri: &str, db: &str, lease_ms: u64) -> (Child, String) {
     (child, holder)
 }
 
-fn kill(mut child: Child) {
+pub(crate) fn kill(mut child: Child) {
     child.kill().expect("SIGKILL the child");
     child.wait().expect("the child's exit");
 }

@@ -173,6 +173,12 @@ impl<H: Document, S: Document> CopyFollower<H, S> {
         self.consumer.name()
     }
 
+    /// This instance's holder id, as the lease names it
+    /// ([`Consumer::holder`]).
+    pub fn holder(&self) -> &str {
+        self.consumer.holder()
+    }
+
     /// A handle that stops the run (after the batch being written).
     pub fn stopper(&self) -> Stopper {
         self.consumer.stopper()
