@@ -31,23 +31,23 @@ const LEASE: u64 = 2_000;
 
 #[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[document(collection = "skus")]
-struct Sku {
+pub(crate) struct Sku {
     #[serde(rename = "_id")]
-    id: ObjectId,
-    color: String,
+    pub(crate) id: ObjectId,
+    pub(crate) color: String,
 }
 
 #[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[document(collection = "products", version, index(keys(colors = asc)))]
-struct Product {
+pub(crate) struct Product {
     #[serde(rename = "_id")]
-    id: ObjectId,
+    pub(crate) id: ObjectId,
     #[many_to_many(one_sided, to = Sku, max = 20)]
-    skus: Vec<ObjectId>,
+    pub(crate) skus: Vec<ObjectId>,
     #[embed(max = 20)]
     #[copy(from = skus, field = color, follow = "consumer")]
-    colors: Vec<String>,
-    version: i64,
+    pub(crate) colors: Vec<String>,
+    pub(crate) version: i64,
 }
 
 /// A server of the test's own, transactions left to the default lifetime.

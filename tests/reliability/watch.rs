@@ -10,6 +10,7 @@ use crate::support;
 use std::time::Duration;
 
 use futures_util::TryStreamExt;
+use mongodb::change_stream::event::ResumeToken;
 use mongodb::options::ClientOptions;
 use mongodb::Client;
 use schema_core::prelude::*;
@@ -249,4 +250,156 @@ async fn a_token_older_than_the_history_restarts_from_now_reporting_the_gap() {
         "the lost one, then from now: {:?}",
         log.names()
     );
+}
+
+/// Saved positions of consumers, read back as the resume token they hold.
+async fn saved_token(db: &mongodb::Database, name: &str) -> Option<ResumeToken> {
+    let position = db
+        .collection::<bson::Document>(schema_core::CONSUMERS)
+        .find_one(bson::doc! { "_id": name })
+        .await
+        .unwrap()?;
+    bson::deserialize_from_bson(position.get("token")?.clone()).ok()
+}
+
+/// Starts `run`, waits until consumer `name` saved where it starts, and
+/// stops it with `stop`.
+async fn start_once(
+    db: &mongodb::Database,
+    name: &str,
+    run: impl std::future::Future<Output = schema_core::Result<schema_core::Ran>>,
+    stop: schema_core::Stopper,
+) {
+    let (ran, ()) = tokio::join!(run, async {
+        let deadline = tokio::time::Instant::now() + STEP;
+        while saved_token(db, name).await.is_none() {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "{name} never started"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        stop.stop();
+    });
+    ran.unwrap();
+}
+
+#[tokio::test]
+async fn consumers_past_a_lost_history_stop_naming_themselves_or_repair_the_gap() {
+    use crate::dead_holder::{Product, Sku};
+    use bson::oid::ObjectId;
+    use schema_core::{Consumer, Copies, CopyFollower, Lease, Schema};
+
+    let server = Server::start(ServerOptions {
+        extra_args: vec!["--oplog-max-entries".into(), "20".into()],
+        ..Default::default()
+    })
+    .unwrap();
+    let client = client_of(&server.uri(), None).await;
+    let db = client.database("consumers_lost");
+    Schema::new()
+        .with::<Sku>()
+        .with::<Product>()
+        .sync(&db)
+        .await
+        .unwrap();
+    let sku = Sku {
+        id: ObjectId::new(),
+        color: "black".into(),
+    };
+    let skus = Repo::<Sku>::new(&db);
+    skus.insert(&sku).await.unwrap();
+    let products: Vec<Product> = (0..50)
+        .map(|_| Product {
+            id: ObjectId::new(),
+            skus: vec![sku.id],
+            colors: vec!["black".into()],
+            version: 0,
+        })
+        .collect();
+    Repo::<Product>::new(&db)
+        .insert_many(&products)
+        .await
+        .unwrap();
+    let quick = Lease::default().poll_every(Duration::from_millis(50));
+
+    // Both start once and save where they are, then stop.
+    let strict = Consumer::new("strict", &skus).lease(quick);
+    start_once(
+        &db,
+        "strict",
+        strict.run_at_least_once((), |_, _| Box::pin(async { Ok(()) })),
+        strict.stopper(),
+    )
+    .await;
+    let follower = CopyFollower::<Product, Sku>::new("colors", &db)
+        .on_lost(OnLost::RestartFromNow)
+        .lease(quick);
+    start_once(&db, "colors", follower.run(), follower.stopper()).await;
+
+    // While neither runs, the source changes and the server's history moves
+    // past both positions.
+    Copies::<Product>::new(&db)
+        .update::<Sku, _>(&sku.id, || Sku::FIELDS.color.set(&"navy".to_owned()))
+        .await
+        .unwrap();
+    let token = saved_token(&db, "colors").await.unwrap();
+    let raw = db.collection::<bson::Document>(Sku::COLLECTION);
+    let filler = db.collection::<bson::Document>("filler");
+    let mut written = 0;
+    while !history_lost(&raw, &token).await {
+        assert!(written < 100_000, "the history still reaches the token");
+        let batch: Vec<bson::Document> =
+            (0..100).map(|i| bson::doc! { "i": written + i }).collect();
+        filler.insert_many(batch).await.unwrap();
+        written += 100;
+    }
+
+    // The default policy stops, with an error that names the consumer.
+    let err = Consumer::new("strict", &skus)
+        .lease(quick)
+        .run_at_least_once((), |_, _| Box::pin(async { Ok(()) }))
+        .await
+        .unwrap_err();
+    match &err {
+        Error::Consumer { name, source } => {
+            assert_eq!(name, "strict");
+            assert!(
+                matches!(&**source, Error::Change(c) if matches!(**c, ChangeError::Lost { because: LostBecause::HistoryLost, .. })),
+                "{source:?}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(err.to_string().contains("consumer `strict`"), "{err}");
+
+    // The follower told to go on gets the gap and repairs every holder:
+    // the change it never saw is in every copy.
+    let follower = CopyFollower::<Product, Sku>::new("colors", &db)
+        .on_lost(OnLost::RestartFromNow)
+        .lease(quick);
+    let stop = follower.stopper();
+    let holders = db.collection::<bson::Document>(Product::COLLECTION);
+    let (ran, ()) = tokio::join!(follower.run(), async {
+        let deadline = tokio::time::Instant::now() + STEP;
+        while holders
+            .count_documents(bson::doc! { "colors": "navy" })
+            .await
+            .unwrap()
+            < 50
+        {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the gap never repaired"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        stop.stop();
+    });
+    assert_eq!(ran.unwrap().handled, 1, "the gap, handled as a change");
+    assert!(Copies::<Product>::new(&db)
+        .verify()
+        .await
+        .unwrap()
+        .is_consistent());
 }

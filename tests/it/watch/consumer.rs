@@ -378,3 +378,57 @@ async fn the_lease_moves_to_a_waiting_instance_and_a_holder_that_lost_it_handles
         );
     }
 }
+
+#[tokio::test]
+async fn a_consumer_skips_a_change_it_cannot_read_only_when_told_to() {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, "consumer_skip").await;
+    let orders = Repo::<Order>::new(&db);
+    let raw = db.collection::<BsonDocument>(<Order as schema_core::Document>::COLLECTION);
+    // As an old application wrote it: the item count as a string.
+    let write = async |prefix: &str| {
+        orders
+            .insert(&order(&format!("{prefix}1"), "new", 1))
+            .await
+            .unwrap();
+        raw.insert_one(doc! { "_id": format!("{prefix}bad"), "status": "new", "itemCount": "two" })
+            .await
+            .unwrap();
+        orders
+            .insert(&order(&format!("{prefix}2"), "new", 1))
+            .await
+            .unwrap();
+    };
+
+    let strict = Consumer::new("strict", &orders);
+    let (ran, ()) = tokio::join!(
+        strict.run(&db, |s, db, e| Box::pin(count_insert(db, s, &e.change))),
+        async {
+            started(&db, "strict", strict.holder()).await;
+            write("a").await;
+        }
+    );
+    match ran {
+        Err(Error::Consumer { name, source }) => {
+            assert_eq!(name, "strict");
+            let shown = source.to_string();
+            assert!(shown.contains("abad") && !shown.contains("two"), "{shown}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(counted(&db).await, 1, "stopped at the bad one");
+
+    let lenient = Consumer::new("lenient", &orders).skip_undecodable();
+    let stop = lenient.stopper();
+    let (ran, ()) = tokio::join!(
+        lenient.run(&db, |s, db, e| Box::pin(count_insert(db, s, &e.change))),
+        async {
+            started(&db, "lenient", lenient.holder()).await;
+            write("b").await;
+            until("b1 and b2", || async { counted(&db).await == 3 }).await;
+            stop.stop();
+        }
+    );
+    let ran = ran.unwrap();
+    assert_eq!((ran.handled, ran.skipped), (2, 1), "{ran:?}");
+}
