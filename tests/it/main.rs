@@ -43,6 +43,7 @@ mod schema;
 mod schema_command;
 mod security;
 mod send;
+mod service;
 mod setup;
 mod sharding;
 mod srv_uri;
