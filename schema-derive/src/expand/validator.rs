@@ -197,6 +197,18 @@ fn field_property(input: &Input, field: &Field) -> TokenStream {
     if described(field) && !may_be_left_out(input, field) {
         // The common case, one generic call: `T`'s schema, required unless
         // `T` may be absent.
+        //
+        // A field whose type forgot `#[derive(Embedded)]` fails this call's
+        // `BsonSchema` bound as well as `assert_bounded`'s `BoundedAt` (see
+        // `bounded.rs`): two errors, the bounded-ness one first (its
+        // asserts are emitted before the validator), and it is the one that
+        // says what to write. The second stays because it cannot be
+        // removed safely: rustc reports every unmet bound of every call
+        // (one trait over both, with a blanket impl, still reports each
+        // nested bound), no stable way lets a bound depend on another
+        // failing, and dropping this bound would let a type with no
+        // `$jsonSchema` description into a validator
+        // (`tests/ui/unbounded/subdocument-not-embedded.stderr` shows both).
         let ty = field.ty;
         let at = private_at(input, ty.span());
         let name = &field.stored;
