@@ -322,24 +322,30 @@ async fn the_lease_moves_to_a_waiting_instance_and_a_holder_that_lost_it_handles
             .await;
 
             // Another instance took A's lease (as when A was paused past its
-            // expiry): A's next transaction finds the lease gone and handles
-            // nothing.
+            // expiry), for a minute: A's next transaction finds the lease
+            // gone and handles nothing, however slow the machine.
+            let in_a_minute =
+                bson::DateTime::from_millis(bson::DateTime::now().timestamp_millis() + 60_000);
             positions
-            .update_one(
-                doc! { "_id": "shared" },
-                doc! { "$set": {
-                    "holder": "someone-else",
-                    "leaseUntil": bson::DateTime::from_millis(bson::DateTime::now().timestamp_millis() + 1500),
-                } },
-            )
-            .await
-            .unwrap();
+                .update_one(
+                    doc! { "_id": "shared" },
+                    doc! { "$set": { "holder": "someone-else", "leaseUntil": in_a_minute } },
+                )
+                .await
+                .unwrap();
             orders.insert(&order("during", "new", 1)).await.unwrap();
             tokio::time::sleep(Duration::from_millis(600)).await;
             assert_eq!(count(&log, doc! { "order": "during" }).await, 0);
 
-            // Once that lease runs out, A or B takes it and handles `during`
-            // once; then A stops and B takes over the rest.
+            // Once that lease is given up, A or B takes it and handles
+            // `during` once; then A stops and B takes over the rest.
+            positions
+                .update_one(
+                    doc! { "_id": "shared", "holder": "someone-else" },
+                    doc! { "$set": { "holder": bson::Bson::Null } },
+                )
+                .await
+                .unwrap();
             until("`during` handled", || async {
                 count(&log, doc! { "order": "during" }).await == 1
             })

@@ -306,7 +306,18 @@ async fn a_consumer_refreshes_20000_holders_after_the_source_commits_body() {
         all.as_secs_f64() * 1e3,
     );
 
-    // An update of another field than the copied one is passed over.
+    // An update of another field than the copied one is passed over: once
+    // the follower's position moved past them (waited for, not slept on),
+    // nothing was written.
+    let handled = async || {
+        db.collection::<BsonDocument>(CONSUMERS)
+            .find_one(doc! { "_id": "product-colors" })
+            .await
+            .unwrap()
+            .and_then(|p| p.get_i64("handled").ok())
+            .unwrap_or(0)
+    };
+    let before = handled().await;
     batches.lock().unwrap().clear();
     let xl = "XL".to_owned();
     Repo::<Sku>::new(&db)
@@ -314,7 +325,17 @@ async fn a_consumer_refreshes_20000_holders_after_the_source_commits_body() {
         .await
         .unwrap();
     recolor::<Product>(&db, &hot, "blue").await; // matched, unchanged
-    tokio::time::sleep(Duration::from_millis(300)).await;
+                                                 // A last change the follower passes over, to wait for: the server may
+                                                 // log no change for the unchanged recolor, and changes come in order.
+    Repo::<Sku>::new(&db)
+        .update(&hot, Sku::FIELDS.size.set(&"L".to_owned()))
+        .await
+        .unwrap();
+    let deadline = Instant::now() + CATCH_UP;
+    while handled().await < before + 2 {
+        assert!(Instant::now() < deadline, "the follower never passed both");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     assert_eq!(
         batches
             .lock()
