@@ -89,6 +89,14 @@ fn operations<M: Document, H: Document, S: Document, P: Document, C: Document>(
     is_send(&schema.verify(db));
     is_send(&schema.repair(db, RepairOptions::default()));
     is_send(&repo.migrate(MigrateOptions::default(), |_| {}));
+    // `run` with an `async` closure is `Send` when the closure owns what it
+    // uses; one that borrows needs `run_with` and a context (an async
+    // closure's future cannot be required to be `Send` for every borrow).
+    let owned = counts.clone();
+    is_send(&transaction(db.client()).run(async move |session| {
+        owned.insert_one(doc! {}).session(session).await?;
+        Ok(())
+    }));
     is_send(
         &transaction(db.client()).run_with(&counts, |session, counts| {
             Box::pin(async move {

@@ -99,6 +99,12 @@ impl<'a> Transaction<'a> {
     /// Runs `body` in the transaction, retried as the module docs say, and
     /// returns its value. The body gets the session: give it to every
     /// command of the transaction (`.session(&mut *s)`).
+    ///
+    /// Its future is `Send` (it can be `tokio::spawn`ed) when the closure
+    /// owns what it uses (`async move |s| ..` over clones); a body that
+    /// borrows runs in a spawned task through [`run_with`](Self::run_with),
+    /// since an `async` closure's future cannot be required to be `Send`
+    /// for every borrow on stable Rust.
     pub async fn run<T, F>(self, mut body: F) -> Result<T>
     where
         F: AsyncFnMut(&mut ClientSession) -> Result<T>,
