@@ -40,6 +40,8 @@ mod references;
 mod report;
 mod scan;
 mod sizes;
+#[cfg(test)]
+mod walk_tests;
 
 pub use arrays::{ArrayAudit, Growth, GROWING_MIN, GROWING_RHO, RESERVOIR};
 pub use declared::{DeclaredAudit, Failing};

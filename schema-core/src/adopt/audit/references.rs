@@ -400,3 +400,33 @@ fn listed(raw: &RawDocumentBuf, inverse: &str) -> Option<(Bson, Vec<Bson>)> {
     };
     Some((id, back))
 }
+
+/// What the walk kept of each candidate path, as text: the one place its
+/// state is spelled out, for the test that pins the walk's results.
+#[cfg(test)]
+pub(super) fn dump(ids: &IdKinds, candidates: &Candidates) -> String {
+    use std::fmt::Write;
+    let mut out = format!("ids: {:?} of {}\n", ids.kinds, ids.values);
+    for (path, c) in &candidates.paths {
+        let distinct: Vec<String> = c.distinct.iter().map(|v| v.to_string()).collect();
+        let links: Vec<String> = c
+            .links
+            .iter()
+            .take(3)
+            .chain(c.links.last())
+            .map(|(a, b)| format!("{a}>{b}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "candidate {path:?}: kinds {:?} of {}, array {}, {} distinct [{}], {} links [{}]",
+            c.kinds.kinds,
+            c.kinds.values,
+            c.array,
+            distinct.len(),
+            distinct.join(", "),
+            c.links.len(),
+            links.join(", ")
+        );
+    }
+    out
+}
