@@ -33,8 +33,10 @@
 
 mod arrays;
 mod declared;
+mod elements;
 mod found;
 mod options;
+mod paths;
 mod polymorphic;
 mod references;
 mod report;
@@ -51,7 +53,6 @@ pub use polymorphic::{PolymorphicAudit, Variant, TAG_VALUES};
 pub use references::{OneSided, ReferenceAudit, LINKS_KEPT, REFERENCE_FOUND, REFERENCE_SAMPLE};
 pub use sizes::{SizeAudit, HUGE, LARGE};
 
-use futures_util::TryStreamExt;
 use mongodb::Database;
 
 use super::sample;
@@ -142,8 +143,9 @@ pub async fn audit_with(
         };
         report(AuditStage::Reading, 0);
         let mut cursor = sample::documents(db, name, options.sample, options.full_scan).await?;
-        while let Some(raw) = cursor.try_next().await.map_err(refused)? {
-            scan.add(&raw);
+        // Each document walked where it lies in the driver's batch.
+        while cursor.advance().await.map_err(refused)? {
+            scan.add(cursor.current());
             if scan.read.is_multiple_of(PROGRESS_EVERY) {
                 report(AuditStage::Reading, scan.read);
             }
