@@ -1,7 +1,8 @@
 //! The elements of a stored document read in one pass over its bytes, for
-//! the audit's walk: each key, and its value as the walk needs it (a
-//! sub-document, an array, a string, a value that may be an id, or another
-//! value), with nothing built. The rules are bson's own (`RawDocument::iter`):
+//! the audit's walk: each key's bytes, its type and its value's bytes, with
+//! nothing built; a value as the walk needs it (a sub-document, an array, a string, a
+//! value that may be an id, or another value) on request
+//! ([`Element::value`]). The rules are bson's own (`RawDocument::iter`):
 //! a malformed element ends the document's elements (a key that is not
 //! UTF-8, checked by the walk with [`key`], a length past the end, a type
 //! the format does not have), and a
@@ -34,6 +35,22 @@ pub(super) enum Value<'a> {
     Id(RawBsonRef<'a>),
     /// Any other value.
     Other,
+}
+
+/// One element: its key's bytes (not checked: see [`key`]), its type and
+/// its value's bytes (their length checked).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Element<'a> {
+    pub(super) key: &'a [u8],
+    pub(super) kind: u8,
+    pub(super) bytes: &'a [u8],
+}
+
+impl<'a> Element<'a> {
+    /// Its value, `None` when it does not parse.
+    pub(super) fn value(&self) -> Option<Value<'a>> {
+        value(self.kind, self.bytes)
+    }
 }
 
 /// The elements of one document, in order.
@@ -159,10 +176,9 @@ fn value(kind: u8, value: &[u8]) -> Option<Value<'_>> {
 }
 
 impl<'a> Iterator for Elements<'a> {
-    /// A key's bytes and its value (`None` when the value does not
-    /// parse). The key is not checked here: [`key`] checks it, which the
-    /// walk only needs for a key it has not seen.
-    type Item = (&'a [u8], Option<Value<'a>>);
+    /// The next element. Its key is not checked here: [`key`] checks it,
+    /// which a walk only needs for a key it has not seen.
+    type Item = Element<'a>;
 
     fn next(&mut self) -> Option<Self::Item> {
         let bytes = self.bytes;
@@ -183,6 +199,10 @@ impl<'a> Iterator for Elements<'a> {
             return None;
         };
         self.at += 1 + key_len + bytes_of_value.len();
-        Some((key, value(kind, bytes_of_value)))
+        Some(Element {
+            key,
+            kind,
+            bytes: bytes_of_value,
+        })
     }
 }

@@ -38,6 +38,7 @@ mod found;
 mod options;
 mod paths;
 mod polymorphic;
+mod read;
 mod references;
 mod report;
 mod scan;
@@ -122,7 +123,7 @@ pub async fn audit_with(
             .iter()
             .find(|m| m.collection == name.as_str())
             .map(|m| Checked::new(m, schema.stored_check(name), options.full_scan));
-        let mut scan = Scan::new(name, checked);
+        let scan = Scan::new(name, checked);
         let expected = if options.full_scan {
             db.collection::<bson::Document>(name)
                 .estimated_document_count()
@@ -142,14 +143,8 @@ pub async fn audit_with(
             })
         };
         report(AuditStage::Reading, 0);
-        let mut cursor = sample::documents(db, name, options.sample, options.full_scan).await?;
-        // Each document walked where it lies in the driver's batch.
-        while cursor.advance().await.map_err(refused)? {
-            scan.add(cursor.current());
-            if scan.read.is_multiple_of(PROGRESS_EVERY) {
-                report(AuditStage::Reading, scan.read);
-            }
-        }
+        let mut scan =
+            read::collection(db, name, options, scan, |n| report(AuditStage::Reading, n)).await?;
         report(AuditStage::Read, scan.read);
         let audit = scan.audit(options);
         read.push((scan, audit));

@@ -108,7 +108,8 @@ impl Shapes {
         for &(key, at, len) in subs {
             starts.push(found.len());
             if let Ok(sub) = RawDocument::from_bytes(bytes_at(doc, at, len)) {
-                for (n, (k, value)) in Elements::of(sub).enumerate() {
+                for (n, element) in Elements::of(sub).enumerate() {
+                    let (k, value) = (element.key, element.value());
                     if value.is_none() {
                         if key_ok(k) {
                             continue;

@@ -184,7 +184,8 @@ impl Scan {
     ) {
         let top = self.paths.name(at).is_empty();
         let (strings, subs) = (self.strings.len(), self.subs.len());
-        for (n, (key, value)) in Elements::of(doc).enumerate() {
+        for (n, element) in Elements::of(doc).enumerate() {
+            let (key, value) = (element.key, element.value());
             // A value that does not parse is left out, as bson's own
             // iterator leaves it.
             let Some(value) = value else {
@@ -204,7 +205,8 @@ impl Scan {
             match value {
                 Value::Array(array) => {
                     let mut length = 0;
-                    for (key, item) in Elements::of(array) {
+                    for element in Elements::of(array) {
+                        let (key, item) = (element.key, element.value());
                         if !key_ok(key) {
                             break;
                         }
