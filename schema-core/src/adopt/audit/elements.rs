@@ -1,13 +1,13 @@
 //! The elements of a stored document read in one pass over its bytes, for
 //! the audit's walk: each key's bytes, its type and its value's bytes, with
-//! nothing built; a value as the walk needs it (a sub-document, an array, a string, a
-//! value that may be an id, or another value) on request
-//! ([`Element::value`]). The rules are bson's own (`RawDocument::iter`):
-//! a malformed element ends the document's elements (a key that is not
-//! UTF-8, checked by the walk with [`key`], a length past the end, a type
-//! the format does not have), and a
-//! value that does not parse (a string that is not UTF-8, a boolean other
-//! than 0 or 1) is left out, the elements after it still read.
+//! nothing built; a value as the walk needs it (a sub-document, an array, a
+//! string, a value that may be an id, or another value) on request
+//! ([`Element::value`]). The rules are bson's own (`RawDocument::iter`): a
+//! malformed element ends the document's elements (a key that is not UTF-8,
+//! checked by the walk with [`key`], a length past the end, a type the
+//! format does not have), and a value that does not parse (a string that is
+//! not UTF-8, a boolean other than 0 or 1) is left out, the elements after
+//! it still read.
 
 use bson::oid::ObjectId;
 use bson::{RawBsonRef, RawDocument};

@@ -27,7 +27,11 @@
 //! default, [`AuditOptions::sample`]) or whole ([`AuditOptions::full_scan`]);
 //! what is kept of it is bounded whatever its size (a reservoir of at most
 //! [`RESERVOIR`] lengths per array path, [`REFERENCE_SAMPLE`] distinct
-//! values per field, [`LINKS_KEPT`] links per id array). Then the reference
+//! values per field, [`LINKS_KEPT`] links per id array, 10,000 distinct
+//! paths followed per collection: the fields of a collection with more, as
+//! one keyed by ids, are left out past them). Each document is walked once
+//! over its bytes, on a thread of the audit's own while the next batch is
+//! read. Then the reference
 //! candidates are looked up (one `find` by `_id` per candidate and target)
 //! and the declared models' validators counted.
 
