@@ -66,9 +66,6 @@ use crate::setup::schema::Schema;
 use declared::Checked;
 use scan::Scan;
 
-/// A full scan reports its progress every this many documents.
-const PROGRESS_EVERY: u64 = 10_000;
-
 /// Where an audit is, for a progress bar or a log line.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

@@ -12,9 +12,11 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::options::AuditOptions;
 use super::scan::Scan;
-use super::PROGRESS_EVERY;
 use crate::adopt::sample;
 use crate::error::{Error, Result};
+
+/// A read reports its progress every this many documents.
+const PROGRESS_EVERY: u64 = 10_000;
 
 /// Documents handed to the walk at a time, at most...
 const BATCH: usize = 1_000;
