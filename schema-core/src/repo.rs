@@ -355,16 +355,14 @@ impl<M: Document> Repo<M> {
 }
 
 /// The indexes a repository (and its clones) found on the server: a
-/// reference's by stored name and sort key (no allocation to look one up),
+/// reference's by stored name and sort key (a few, compared in turn: no
+/// allocation nor hashing to look one up),
 /// the others by key pattern name (`status_1_views_-1`).
 #[derive(Debug, Default)]
-pub(crate) struct Seen(Mutex<(HashSet<IndexKey>, HashSet<String>)>);
+pub(crate) struct Seen(Mutex<(Vec<IndexKey>, HashSet<String>)>);
 
 impl Seen {
-    fn with<T: Default>(
-        &self,
-        f: impl FnOnce(&mut (HashSet<IndexKey>, HashSet<String>)) -> T,
-    ) -> T {
+    fn with<T: Default>(&self, f: impl FnOnce(&mut (Vec<IndexKey>, HashSet<String>)) -> T) -> T {
         self.0
             .lock()
             .map(|mut sets| f(&mut sets))
@@ -376,7 +374,11 @@ impl Seen {
     }
 
     pub(crate) fn add_reference(&self, key: IndexKey) {
-        self.with(|(refs, _)| refs.insert(key));
+        self.with(|(refs, _)| {
+            if !refs.contains(&key) {
+                refs.push(key);
+            }
+        });
     }
 
     pub(crate) fn has_pattern(&self, name: &str) -> bool {

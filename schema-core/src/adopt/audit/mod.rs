@@ -27,19 +27,28 @@
 //! default, [`AuditOptions::sample`]) or whole ([`AuditOptions::full_scan`]);
 //! what is kept of it is bounded whatever its size (a reservoir of at most
 //! [`RESERVOIR`] lengths per array path, [`REFERENCE_SAMPLE`] distinct
-//! values per field, [`LINKS_KEPT`] links per id array). Then the reference
+//! values per field, [`LINKS_KEPT`] links per id array, 10,000 distinct
+//! paths followed per collection: the fields of a collection with more, as
+//! one keyed by ids, are left out past them). Each document is walked once
+//! over its bytes, on a thread of the audit's own while the next batch is
+//! read. Then the reference
 //! candidates are looked up (one `find` by `_id` per candidate and target)
 //! and the declared models' validators counted.
 
 mod arrays;
 mod declared;
+mod elements;
 mod found;
 mod options;
+mod paths;
 mod polymorphic;
+mod read;
 mod references;
 mod report;
 mod scan;
 mod sizes;
+#[cfg(test)]
+mod walk_tests;
 
 pub use arrays::{ArrayAudit, Growth, GROWING_MIN, GROWING_RHO, RESERVOIR};
 pub use declared::{DeclaredAudit, Failing};
@@ -49,7 +58,6 @@ pub use polymorphic::{PolymorphicAudit, Variant, TAG_VALUES};
 pub use references::{OneSided, ReferenceAudit, LINKS_KEPT, REFERENCE_FOUND, REFERENCE_SAMPLE};
 pub use sizes::{SizeAudit, HUGE, LARGE};
 
-use futures_util::TryStreamExt;
 use mongodb::Database;
 
 use super::sample;
@@ -57,9 +65,6 @@ use crate::error::{Error, Result};
 use crate::setup::schema::Schema;
 use declared::Checked;
 use scan::Scan;
-
-/// A full scan reports its progress every this many documents.
-const PROGRESS_EVERY: u64 = 10_000;
 
 /// Where an audit is, for a progress bar or a log line.
 #[derive(Debug, Clone, PartialEq)]
@@ -119,7 +124,7 @@ pub async fn audit_with(
             .iter()
             .find(|m| m.collection == name.as_str())
             .map(|m| Checked::new(m, schema.stored_check(name), options.full_scan));
-        let mut scan = Scan::new(name, checked);
+        let scan = Scan::new(name, checked);
         let expected = if options.full_scan {
             db.collection::<bson::Document>(name)
                 .estimated_document_count()
@@ -139,13 +144,8 @@ pub async fn audit_with(
             })
         };
         report(AuditStage::Reading, 0);
-        let mut cursor = sample::documents(db, name, options.sample, options.full_scan).await?;
-        while let Some(raw) = cursor.try_next().await.map_err(refused)? {
-            scan.add(&raw);
-            if scan.read.is_multiple_of(PROGRESS_EVERY) {
-                report(AuditStage::Reading, scan.read);
-            }
-        }
+        let mut scan =
+            read::collection(db, name, options, scan, |n| report(AuditStage::Reading, n)).await?;
         report(AuditStage::Read, scan.read);
         let audit = scan.audit(options);
         read.push((scan, audit));

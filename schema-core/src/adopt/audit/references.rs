@@ -32,7 +32,7 @@ pub const LINKS_KEPT: usize = 10_000;
 const LINK_BATCH: usize = 100;
 
 /// How many paths of one collection are kept as candidates.
-const CANDIDATE_PATHS: usize = 256;
+pub(super) const CANDIDATE_PATHS: usize = 256;
 
 /// A string this long or longer is text, not an id.
 const ID_TEXT_MAX: usize = 64;
@@ -160,8 +160,13 @@ pub(super) struct IdKinds {
 
 impl IdKinds {
     pub(super) fn add(&mut self, value: RawBsonRef<'_>) {
+        self.count(Kind::of(value));
+    }
+
+    /// A value of this kind (`None`: of no kind an id can be).
+    fn count(&mut self, kind: Option<Kind>) {
         self.values += 1;
-        if let Some(kind) = Kind::of(value) {
+        if let Some(kind) = kind {
             self.kinds[kind.index()] += 1;
         }
     }
@@ -176,58 +181,68 @@ impl IdKinds {
 
 /// What one path keeps.
 #[derive(Debug, Default)]
-struct Candidate {
+pub(super) struct Candidate {
     kinds: IdKinds,
     distinct: Vec<Bson>,
     array: bool,
     links: Vec<(Bson, Bson)>,
 }
 
-/// The candidate paths of one collection (at most [`CANDIDATE_PATHS`]).
+/// Whether `kept`, a value kept as distinct, is `value` (both of one of
+/// the kinds an id can be: `==` on the two as `Bson`, without making one).
+fn same(kept: &Bson, value: RawBsonRef<'_>) -> bool {
+    match (kept, value) {
+        (Bson::ObjectId(a), RawBsonRef::ObjectId(b)) => *a == b,
+        (Bson::String(a), RawBsonRef::String(b)) => a == b,
+        (Bson::Int32(a), RawBsonRef::Int32(b)) => *a == b,
+        (Bson::Int64(a), RawBsonRef::Int64(b)) => *a == b,
+        _ => false,
+    }
+}
+
+impl Candidate {
+    /// A value at its path (an item of an array there when `in_array`):
+    /// `value` when it is a string, an ObjectId, an int or a long, `None`
+    /// for a value of any other type (only counted).
+    pub(super) fn add(&mut self, value: Option<RawBsonRef<'_>>, in_array: bool) {
+        let kind = value.and_then(Kind::of);
+        self.kinds.count(kind);
+        self.array |= in_array;
+        if let (Some(value), Some(_)) = (value, kind) {
+            if self.distinct.len() < REFERENCE_SAMPLE
+                && !self.distinct.iter().any(|kept| same(kept, value))
+            {
+                self.distinct.extend(Bson::try_from(value).ok());
+            }
+        }
+    }
+
+    /// A link from the document `own` to `value`, an item of the top-level
+    /// array at its path (`value` as in [`add`](Self::add)).
+    pub(super) fn link(&mut self, own: RawBsonRef<'_>, value: Option<RawBsonRef<'_>>) {
+        let Some(value) = value.filter(|v| Kind::of(*v).is_some()) else {
+            return;
+        };
+        if self.links.len() >= LINKS_KEPT {
+            return;
+        }
+        if let (Ok(own), Ok(value)) = (Bson::try_from(own), Bson::try_from(value)) {
+            self.links.push((own, value));
+        }
+    }
+}
+
+/// The candidate paths of one collection (at most [`CANDIDATE_PATHS`],
+/// the first seen), by name.
 #[derive(Debug, Default)]
 pub(super) struct Candidates {
     paths: BTreeMap<String, Candidate>,
 }
 
 impl Candidates {
-    fn entry(&mut self, path: &str) -> Option<&mut Candidate> {
-        if self.paths.contains_key(path) {
-            return self.paths.get_mut(path);
-        }
-        if self.paths.len() >= CANDIDATE_PATHS {
-            return None;
-        }
-        Some(self.paths.entry(path.to_owned()).or_default())
-    }
-
-    /// A value at `path` (an item of an array there when `in_array`).
-    pub(super) fn add(&mut self, path: &str, value: RawBsonRef<'_>, in_array: bool) {
-        let Some(candidate) = self.entry(path) else {
-            return;
-        };
-        candidate.kinds.add(value);
-        candidate.array |= in_array;
-        if candidate.distinct.len() < REFERENCE_SAMPLE && Kind::of(value).is_some() {
-            if let Ok(value) = Bson::try_from(value) {
-                if !candidate.distinct.contains(&value) {
-                    candidate.distinct.push(value);
-                }
-            }
-        }
-    }
-
-    /// A link from the document `own` to `value`, an item of the top-level
-    /// array `path`.
-    pub(super) fn link(&mut self, path: &str, own: RawBsonRef<'_>, value: RawBsonRef<'_>) {
-        let Some(candidate) = self.entry(path) else {
-            return;
-        };
-        if candidate.links.len() >= LINKS_KEPT || Kind::of(value).is_none() {
-            return;
-        }
-        if let (Ok(own), Ok(value)) = (Bson::try_from(own), Bson::try_from(value)) {
-            candidate.links.push((own, value));
-        }
+    /// The paths kept, by name.
+    pub(super) fn new(paths: BTreeMap<String, Candidate>) -> Self {
+        Candidates { paths }
     }
 }
 
@@ -399,4 +414,34 @@ fn listed(raw: &RawDocumentBuf, inverse: &str) -> Option<(Bson, Vec<Bson>)> {
         _ => Vec::new(),
     };
     Some((id, back))
+}
+
+/// What the walk kept of each candidate path, as text: the one place its
+/// state is spelled out, for the test that pins the walk's results.
+#[cfg(test)]
+pub(super) fn dump(ids: &IdKinds, candidates: &Candidates) -> String {
+    use std::fmt::Write;
+    let mut out = format!("ids: {:?} of {}\n", ids.kinds, ids.values);
+    for (path, c) in &candidates.paths {
+        let distinct: Vec<String> = c.distinct.iter().map(|v| v.to_string()).collect();
+        let links: Vec<String> = c
+            .links
+            .iter()
+            .take(3)
+            .chain(c.links.last())
+            .map(|(a, b)| format!("{a}>{b}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "candidate {path:?}: kinds {:?} of {}, array {}, {} distinct [{}], {} links [{}]",
+            c.kinds.kinds,
+            c.kinds.values,
+            c.array,
+            distinct.len(),
+            distinct.join(", "),
+            c.links.len(),
+            links.join(", ")
+        );
+    }
+    out
 }
