@@ -412,6 +412,17 @@ pub enum Error {
         /// Why it stopped.
         source: Box<Error>,
     },
+    /// An aggregation the builder refused before sending anything: a group
+    /// reading a path through an array no earlier stage unwound, or whose
+    /// rows' arrays could hold more than 16 MiB (the arithmetic is in
+    /// `reason`). The index guard's refusals are [`Error::Unindexed`].
+    #[error("aggregation on `{collection}` refused, nothing was sent: {reason}")]
+    AggregateRefused {
+        /// The collection the pipeline runs on.
+        collection: &'static str,
+        /// Why, and what to change.
+        reason: String,
+    },
     /// A document would be over the server's limit of
     /// [`MAX_DOCUMENT_SIZE`](crate::MAX_DOCUMENT_SIZE) bytes as BSON (an
     /// insert or replace of it, or a push of items that alone exceed it); it
