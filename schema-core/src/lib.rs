@@ -88,13 +88,13 @@ pub use typed::filter::Filter;
 pub use typed::update::{DateField, Number, NumericField, Optional, Update};
 
 // A model's collection: reads, writes, pages, bounded pushes, projections.
+pub use aggregate::{Aggregate, Row};
 pub use exec::action::Action;
 pub use query::explain::{explain_find, FindShape, PlanSummary};
 pub use query::{
     check, targeting, Count, Cursor, DocStream, Find, FindOne, Page, Projection, Sort, Targeting,
     DEFAULT_BATCH_SIZE,
 };
-pub use aggregate::{Aggregate, Row};
 pub use repo::Repo;
 pub use write::embed::{Embed, EmbedArray};
 pub use write::{

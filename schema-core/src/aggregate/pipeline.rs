@@ -20,8 +20,8 @@ use crate::query::guard::{self, Served};
 use crate::query::{server_indexes, with_session, DocStream, Sort, DEFAULT_BATCH_SIZE};
 use crate::repo::Repo;
 use crate::typed::field::EmbedField;
-use crate::typed::path::Nested;
 use crate::typed::filter::Filter;
+use crate::typed::path::Nested;
 
 /// One stage, as the builder keeps it until the pipeline is sent.
 enum Stage {
@@ -94,9 +94,15 @@ impl<'a, M: Document, S: Flow> Aggregate<'a, M, S> {
         self.then(Some(Stage::Match(filter)))
     }
 
-    /// `$sort` on the fields of what flows here.
-    pub fn sort(self, sort: impl Into<Sort<S::Fields>>) -> Self {
+    /// `$sort` on the fields of what flows here; called again right after,
+    /// sorts by the keys given before, then these (as
+    /// [`Find::sort`](crate::query::Find::sort) does).
+    pub fn sort(mut self, sort: impl Into<Sort<S::Fields>>) -> Self {
         let sort = sort.into().document().clone();
+        if let Some(Stage::Sort(before)) = self.stages.last_mut() {
+            before.extend(sort);
+            return self;
+        }
         self.then(Some(Stage::Sort(sort)))
     }
 
@@ -270,9 +276,8 @@ impl<'a, M: Document, S: Flow> Aggregate<'a, M, S> {
             .allow_disk_use(self.disk)
             .batch_size(self.batch_size.unwrap_or(DEFAULT_BATCH_SIZE));
         let (seen, served) = (self.repo.seen_shared(), served);
-        let err = move |e| {
-            server_indexes::index_error_in::<M>(&seen, e, "aggregate on", served.as_ref())
-        };
+        let err =
+            move |e| server_indexes::index_error_in::<M>(&seen, e, "aggregate on", served.as_ref());
         match session {
             Some(session) => {
                 let cursor = aggregate.session(&mut *session).await.map_err(&err)?;
@@ -332,7 +337,9 @@ fn check_group<M: Document>(row: &'static str, spec: &RowSpec, unwound: &[&str])
         }
     }
     match spec.over_size() {
-        Some(arithmetic) => Err(refused::<M>(format!("a `{row}` row could be too large: {arithmetic}"))),
+        Some(arithmetic) => Err(refused::<M>(format!(
+            "a `{row}` row could be too large: {arithmetic}"
+        ))),
         None => Ok(()),
     }
 }

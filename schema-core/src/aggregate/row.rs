@@ -120,7 +120,10 @@ impl RowSpec {
     ) {
         self.array(name, path, max, item_bytes);
         self.paths.extend(by.iter().map(|(p, _)| *p));
-        let sort: BsonDocument = by.iter().map(|(p, d)| ((*p).to_owned(), Bson::Int32(*d))).collect();
+        let sort: BsonDocument = by
+            .iter()
+            .map(|(p, d)| ((*p).to_owned(), Bson::Int32(*d)))
+            .collect();
         let op = if bottom { "$bottomN" } else { "$topN" };
         self.accumulators.insert(
             name,
@@ -169,9 +172,10 @@ impl RowSpec {
         }
         for name in self.accumulators.keys() {
             match self.slices.iter().find(|(n, _)| n == name) {
-                Some((_, max)) => {
-                    project.insert(name.clone(), doc! { "$slice": [field_ref(name), i64::from(*max)] })
-                }
+                Some((_, max)) => project.insert(
+                    name.clone(),
+                    doc! { "$slice": [field_ref(name), i64::from(*max)] },
+                ),
                 None => project.insert(name.clone(), 1),
             };
         }
@@ -261,7 +265,10 @@ mod tests {
         assert!(spec.over_size().is_none());
         spec.push("many", "at", 2_000_000, 8);
         let msg = spec.over_size().unwrap();
-        assert!(msg.contains("`many`: 2000000 items of at most 8 bytes"), "{msg}");
+        assert!(
+            msg.contains("`many`: 2000000 items of at most 8 bytes"),
+            "{msg}"
+        );
         assert!(msg.contains("over the 16777216 bytes"), "{msg}");
     }
 }

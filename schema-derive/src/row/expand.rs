@@ -105,7 +105,9 @@ fn field_spec(p: &TokenStream, field: &RowField) -> TokenStream {
             };
             let add = match kind {
                 ArrayKind::Push => quote!(__spec.push(#stored, __op.name, #max, __bytes);),
-                ArrayKind::AddToSet => quote!(__spec.add_to_set(#stored, __op.name, #max, __bytes);),
+                ArrayKind::AddToSet => {
+                    quote!(__spec.add_to_set(#stored, __op.name, #max, __bytes);)
+                }
                 ArrayKind::Top | ArrayKind::Bottom => {
                     let bottom = *kind == ArrayKind::Bottom;
                     let keys = by.iter().map(|(path, dir)| {
@@ -139,7 +141,9 @@ pub fn expand(input: &DeriveInput, row: &RowInput) -> TokenStream {
         let (field, stored) = (f.ident, &f.stored);
         quote!(#field: #p::Field::new(#stored))
     });
-    let doc = format!("The field constants of the row `{name}`: its stored names, to filter and sort its rows.");
+    let doc = format!(
+        "The field constants of the row `{name}`: its stored names, to filter and sort its rows."
+    );
     let body = wrap(quote! {
         #[automatically_derived]
         impl #p::Row for #ident {

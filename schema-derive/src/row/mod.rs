@@ -271,20 +271,36 @@ fn parse_group(cx: &Ctxt, attr: &syn::Attribute) -> Option<Source> {
         match key.as_str() {
             "by" => {
                 keys.by_span = Some(span);
-                meta.parse_nested_meta(|inner| {
-                    let path: Vec<Ident> = inner.path.segments.iter().map(|s| s.ident.clone()).collect();
-                    let dir: Ident = inner.value()?.parse()?;
-                    let dir = match dir.to_string().as_str() {
-                        "asc" => 1,
-                        "desc" => -1,
+                let content;
+                syn::parenthesized!(content in meta.input);
+                let list = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated(
+                    &content,
+                )?;
+                for item in list {
+                    let Expr::Assign(assign) = &item else {
+                        cx.error_spanned_by(
+                            &item,
+                            "`by` lists sort keys: `by(at = desc, id = asc)`",
+                        );
+                        continue;
+                    };
+                    let Some(path) = model_path(&assign.left) else {
+                        cx.error_spanned_by(&assign.left, PATH_HELP);
+                        continue;
+                    };
+                    let dir = match model_path(&assign.right).as_deref() {
+                        Some([d]) if d == "asc" => 1,
+                        Some([d]) if d == "desc" => -1,
                         _ => {
-                            cx.error_spanned_by(&dir, "a sort direction is `asc` or `desc`");
-                            1
+                            cx.error_spanned_by(
+                                &assign.right,
+                                "a sort direction is `asc` or `desc`",
+                            );
+                            continue;
                         }
                     };
                     keys.by.push((path, dir));
-                    Ok(())
-                })?;
+                }
             }
             "trunc" => {
                 let unit: Ident = meta.value()?.parse()?;
@@ -293,7 +309,10 @@ fn parse_group(cx: &Ctxt, attr: &syn::Attribute) -> Option<Source> {
                     ok = false;
                     cx.error_spanned_by(
                         &unit,
-                        format!("`trunc` takes a unit of time{}", crate::suggest::hint(&text, UNITS)),
+                        format!(
+                            "`trunc` takes a unit of time{}",
+                            crate::suggest::hint(&text, UNITS)
+                        ),
                     );
                 }
                 keys.trunc = Some((text, span));
@@ -302,16 +321,23 @@ fn parse_group(cx: &Ctxt, attr: &syn::Attribute) -> Option<Source> {
                 let lit: syn::LitInt = meta.value()?.parse()?;
                 match lit.base10_parse::<u64>() {
                     Ok(n) if n > 0 => keys.bytes = Some(n),
-                    _ => cx.error_spanned_by(&lit, "`bytes` is the most bytes one item takes: a positive integer"),
+                    _ => cx.error_spanned_by(
+                        &lit,
+                        "`bytes` is the most bytes one item takes: a positive integer",
+                    ),
                 }
             }
             "max" => match value(&meta)? {
-                Some(Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(lit), .. })) => {
-                    match lit.base10_parse::<u32>() {
-                        Ok(n) if n > 0 => keys.max_bound = Some((n, span)),
-                        _ => cx.error_spanned_by(&lit, "`max` is a positive number of items (at most u32::MAX)"),
-                    }
-                }
+                Some(Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(lit),
+                    ..
+                })) => match lit.base10_parse::<u32>() {
+                    Ok(n) if n > 0 => keys.max_bound = Some((n, span)),
+                    _ => cx.error_spanned_by(
+                        &lit,
+                        "`max` is a positive number of items (at most u32::MAX)",
+                    ),
+                },
                 other => set_source(cx, &mut keys, key, span, other),
             },
             k if KEYS.contains(&k) => {
@@ -322,7 +348,10 @@ fn parse_group(cx: &Ctxt, attr: &syn::Attribute) -> Option<Source> {
                 ok = false;
                 cx.error_at(
                     span,
-                    format!("unknown key in `#[group(...)]`{}", crate::suggest::hint(&key, KEYS)),
+                    format!(
+                        "unknown key in `#[group(...)]`{}",
+                        crate::suggest::hint(&key, KEYS)
+                    ),
                 );
                 if meta.input.peek(syn::Token![=]) {
                     let _: Expr = meta.value()?.parse()?;
@@ -355,7 +384,10 @@ fn set_source(cx: &Ctxt, keys: &mut Keys, key: String, span: Span, value: Option
 /// The rules of one `#[group(...)]`, each mistake reported on its key.
 fn check_group(cx: &Ctxt, attr: &syn::Attribute, keys: Keys) -> Option<Source> {
     let Some((key, span, value)) = keys.source else {
-        cx.error_spanned_by(attr, "`#[group(...)]` needs a source: `key = field`, `count`, `sum = field`, ...");
+        cx.error_spanned_by(
+            attr,
+            "`#[group(...)]` needs a source: `key = field`, `count`, `sum = field`, ...",
+        );
         return None;
     };
     let array = match key.as_str() {
@@ -380,7 +412,10 @@ fn check_group(cx: &Ctxt, attr: &syn::Attribute, keys: Keys) -> Option<Source> {
     }
     if key != "key" {
         if let Some((_, at)) = &keys.trunc {
-            cx.error_at(*at, "`trunc` truncates a date group key: `#[group(key = created_at, trunc = day)]`");
+            cx.error_at(
+                *at,
+                "`trunc` truncates a date group key: `#[group(key = created_at, trunc = day)]`",
+            );
         }
     }
     if key == "count" {
@@ -390,7 +425,10 @@ fn check_group(cx: &Ctxt, attr: &syn::Attribute, keys: Keys) -> Option<Source> {
         return Some(Source::Count);
     }
     let Some(value) = value else {
-        cx.error_at(span, format!("`{key}` names the field it reads: `{key} = field`"));
+        cx.error_at(
+            span,
+            format!("`{key}` names the field it reads: `{key} = field`"),
+        );
         return None;
     };
     let path = |cx: &Ctxt| {
@@ -405,7 +443,9 @@ fn check_group(cx: &Ctxt, attr: &syn::Attribute, keys: Keys) -> Option<Source> {
         "sum" | "avg" => {
             let op = if key == "sum" { "$sum" } else { "$avg" };
             if let Expr::Binary(b) = &value {
-                if let (syn::BinOp::Mul(_), Some(a), Some(c)) = (&b.op, model_path(&b.left), model_path(&b.right)) {
+                if let (syn::BinOp::Mul(_), Some(a), Some(c)) =
+                    (&b.op, model_path(&b.left), model_path(&b.right))
+                {
                     return Some(Source::Numeric(op, Operand::Product(a, c)));
                 }
                 cx.error_spanned_by(&value, format!("`{key}` reads a field or the product of two (`items.qty * items.unit_price`): {PATH_HELP}"));
@@ -432,10 +472,20 @@ fn check_group(cx: &Ctxt, attr: &syn::Attribute, keys: Keys) -> Option<Source> {
                 return None;
             };
             if matches!(kind, ArrayKind::Top | ArrayKind::Bottom) && keys.by.is_empty() {
-                cx.error_at(span, format!("`{key}` keeps the items first by a sort: add `by(field = desc)`"));
+                cx.error_at(
+                    span,
+                    format!("`{key}` keeps the items first by a sort: add `by(field = desc)`"),
+                );
                 return None;
             }
-            Some(Source::Array { kind, path: p, max, bytes: keys.bytes, by: keys.by, span })
+            Some(Source::Array {
+                kind,
+                path: p,
+                max,
+                bytes: keys.bytes,
+                by: keys.by,
+                span,
+            })
         }
     }
 }
