@@ -29,22 +29,17 @@ macro_rules! numeric {
             type Sum = $sum;
             type Avg = $avg;
         }
+        impl Numeric for Option<$t> {
+            type Sum = $sum;
+            type Avg = Option<$avg>;
+        }
+        // One impl per operand type (not a blanket over `Numeric`), so that
+        // a row field of another type reads as the rule, not as a mismatch.
+        impl SumInto<$t> for $sum {}
+        impl SumInto<Option<$t>> for $sum {}
+        impl AvgInto<$t> for $avg {}
+        impl AvgInto<Option<$t>> for Option<$avg> {}
     )*};
-}
-numeric! {
-    i32 => i64, f64;
-    i64 => i64, f64;
-    u8 => i64, f64;
-    u16 => i64, f64;
-    u32 => i64, f64;
-    f32 => f64, f64;
-    f64 => f64, f64;
-    Decimal128 => Decimal128, Decimal128;
-}
-
-impl<T: Numeric> Numeric for Option<T> {
-    type Sum = T::Sum;
-    type Avg = Option<T::Avg>;
 }
 
 /// The product of two numbers (`sum = items.qty * items.unit_price`): a
@@ -77,7 +72,6 @@ impl CountInto for i64 {}
     note = "a sum of integers is an `i64` (the server widens it as it grows), of floats an `f64`; an `Option` field sums as its numbers (a group with none sums to 0)"
 )]
 pub trait SumInto<T> {}
-impl<T: Numeric<Sum = S>, S> SumInto<T> for S {}
 
 /// A row field `avg` of a `T` fills: `f64`, or `Option<f64>` for an `Option` field.
 #[diagnostic::on_unimplemented(
@@ -86,7 +80,17 @@ impl<T: Numeric<Sum = S>, S> SumInto<T> for S {}
     note = "the server averages in double precision; a group in which no document holds a number averages to `null`, hence `Option<f64>` for an `Option` field"
 )]
 pub trait AvgInto<T> {}
-impl<T: Numeric<Avg = A>, A> AvgInto<T> for A {}
+
+numeric! {
+    i32 => i64, f64;
+    i64 => i64, f64;
+    u8 => i64, f64;
+    u16 => i64, f64;
+    u32 => i64, f64;
+    f32 => f64, f64;
+    f64 => f64, f64;
+    Decimal128 => Decimal128, Decimal128;
+}
 
 /// A row field that `min`, `max`, `first`, `last` or a group key of a `T`
 /// fills: a `T` itself (the `Option` of an `Option` field stays).
@@ -193,21 +197,28 @@ pub mod check {
         T::BYTES
     }
 
-    /// A group key (truncated or not) fills a row field `R`.
-    pub fn key<R: SameAs<T>, T>(_: &Operand<T>) {}
+    /// The row-field checks: `R` is the row field's type, `T` the
+    /// operand's, known from the operand, so that a mismatch reads as the
+    /// rule's message.
+    impl<T> Operand<T> {
+        /// A group key (truncated or not) fills a row field `R`.
+        pub fn key<R: SameAs<T>>(&self) {}
+
+        /// `min`, `max`, `first`, `last` fill a row field `R`.
+        pub fn same<R: SameAs<T>>(&self) {}
+
+        /// An array accumulator fills a row field `R`.
+        pub fn array<R: ArrayOf<T>>(&self) {}
+    }
+
+    impl<T: Numeric> Operand<T> {
+        /// `sum` fills a row field `R`.
+        pub fn sum<R: SumInto<T>>(&self) {}
+
+        /// `avg` fills a row field `R`.
+        pub fn avg<R: AvgInto<T>>(&self) {}
+    }
 
     /// `count` fills a row field `R`.
     pub fn count<R: CountInto>() {}
-
-    /// `sum` fills a row field `R`.
-    pub fn sum<R: SumInto<T>, T: Numeric>(_: &Operand<T>) {}
-
-    /// `avg` fills a row field `R`.
-    pub fn avg<R: AvgInto<T>, T: Numeric>(_: &Operand<T>) {}
-
-    /// `min`, `max`, `first`, `last` fill a row field `R`.
-    pub fn same<R: SameAs<T>, T>(_: &Operand<T>) {}
-
-    /// An array accumulator fills a row field `R`.
-    pub fn array<R: ArrayOf<T>, T>(_: &Operand<T>) {}
 }

@@ -43,7 +43,7 @@ fn field_spec(p: &TokenStream, field: &RowField) -> TokenStream {
                     quote!(__spec.key(#stored, __op.name);),
                 ),
             };
-            let check = quote_spanned!(ty_span=> #p::agg::key::<#ty, _>(&__op););
+            let check = quote_spanned!(ty_span=> __op.key::<#ty>(););
             quote!({ let __op = #operand; #check #add })
         }
         Source::Count => {
@@ -51,12 +51,9 @@ fn field_spec(p: &TokenStream, field: &RowField) -> TokenStream {
             quote!({ #check __spec.count(#stored); })
         }
         Source::Numeric(op, operand) => {
-            let which = if *op == "$sum" {
-                format_ident!("sum")
-            } else {
-                format_ident!("avg")
-            };
-            let check = quote_spanned!(ty_span=> #p::agg::#which::<#ty, _>(&__op););
+            let which = if *op == "$sum" { "sum" } else { "avg" };
+            let which = proc_macro2::Ident::new(which, ty_span);
+            let check = quote_spanned!(ty_span=> __op.#which::<#ty>(););
             match operand {
                 Operand::Path(path) => {
                     let r = field_ref(path);
@@ -84,7 +81,7 @@ fn field_spec(p: &TokenStream, field: &RowField) -> TokenStream {
             let r = field_ref(path);
             let at = span_of(path);
             let operand = quote_spanned!(at=> #p::agg::operand(#r));
-            let check = quote_spanned!(ty_span=> #p::agg::same::<#ty, _>(&__op););
+            let check = quote_spanned!(ty_span=> __op.same::<#ty>(););
             quote!({ let __op = #operand; #check __spec.single(#stored, #op, __op.name); })
         }
         Source::Array {
@@ -98,7 +95,7 @@ fn field_spec(p: &TokenStream, field: &RowField) -> TokenStream {
             let r = field_ref(path);
             let at = span_of(path);
             let operand = quote_spanned!(at=> #p::agg::operand(#r));
-            let check = quote_spanned!(ty_span=> #p::agg::array::<#ty, _>(&__op););
+            let check = quote_spanned!(ty_span=> __op.array::<#ty>(););
             let bytes = match bytes {
                 Some(n) => quote!(#n),
                 None => quote_spanned!(*span=> #p::agg::item_bytes(&__op)),
