@@ -5,7 +5,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::DeriveInput;
 
-use super::{ArrayKind, ModelPath, Operand, RowField, RowInput, Source};
+use super::ast::{ArrayKind, ModelPath, Operand, RowField, RowInput, Source};
 use crate::expand::wrap;
 
 /// `&f.a.b`: the typed path, spanned on the attribute's own tokens, so that

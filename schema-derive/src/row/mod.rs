@@ -9,7 +9,10 @@
 //! type), and the row's own field constants. Every mistake in the
 //! attributes is reported at once; after one, no impl is generated.
 
+mod ast;
 mod expand;
+
+use ast::{ArrayKind, ModelPath, Operand, RowField, RowInput, Source};
 
 use proc_macro2::{Span, TokenStream};
 use syn::spanned::Spanned;
@@ -53,55 +56,6 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
         (Err(errors), _) => errors,
         (Ok(()), None) => TokenStream::new(),
     }
-}
-
-struct RowInput<'a> {
-    of: Path,
-    krate: TokenStream,
-    fields: Vec<RowField<'a>>,
-}
-
-struct RowField<'a> {
-    ident: &'a Ident,
-    ty: &'a syn::Type,
-    stored: String,
-    source: Source,
-}
-
-/// A model path named in an attribute: its Rust field names, dotted.
-type ModelPath = Vec<Ident>;
-
-/// What an accumulator reads: one path, or the product of two.
-enum Operand {
-    Path(ModelPath),
-    Product(ModelPath, ModelPath),
-}
-
-/// Where a row field comes from.
-enum Source {
-    Key(ModelPath, Option<String>),
-    Count,
-    /// `$sum` or `$avg` of an operand.
-    Numeric(&'static str, Operand),
-    /// `$min`, `$max`, `$first`, `$last`.
-    Same(&'static str, ModelPath),
-    /// An array accumulator: `push`, `top`, `bottom`, `add_to_set`.
-    Array {
-        kind: ArrayKind,
-        path: ModelPath,
-        max: u32,
-        bytes: Option<u64>,
-        by: Vec<(ModelPath, i32)>,
-        span: Span,
-    },
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum ArrayKind {
-    Push,
-    Top,
-    Bottom,
-    AddToSet,
 }
 
 /// A model path from an attribute value: `total`, `customer.email`.
