@@ -35,6 +35,7 @@
 #![warn(unreachable_pub)]
 
 mod adopt;
+pub mod aggregate;
 #[cfg(feature = "cli")]
 pub mod cli;
 mod error;
@@ -77,7 +78,7 @@ pub use model::timeseries::{Granularity, TimeSeriesSpec};
 pub use model::validator::depth::{schema_of, MAX_SCHEMA_DEPTH};
 pub use model::validator::BsonSchema;
 pub use model::{CopyFollow, CopySpec, Document, Embedded, OnDelete, Relation};
-pub use schema_derive::{Document, Embedded, Projection};
+pub use schema_derive::{Document, Embedded, Projection, Row};
 
 // Typed fields, filters and updates.
 pub use typed::field::{
@@ -87,6 +88,7 @@ pub use typed::filter::Filter;
 pub use typed::update::{DateField, Number, NumericField, Optional, Update};
 
 // A model's collection: reads, writes, pages, bounded pushes, projections.
+pub use aggregate::{Aggregate, Row};
 pub use exec::action::Action;
 pub use query::explain::{explain_find, FindShape, PlanSummary};
 pub use query::{
@@ -215,13 +217,14 @@ pub const DEFAULT_LINK_MAX: u32 = 1000;
 pub mod prelude {
     pub use crate::{
         BsonSchema, Document, EmbedField, Embedded, Field, Filter, LinkField, Links, Projection,
-        RefField, Repo, Through, Update,
+        RefField, Repo, Row, Through, Update,
     };
 }
 
 /// Paths used by generated code. Not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::aggregate::{check as agg, Row, RowSpec, Rows};
     pub use crate::error::Error;
     pub use crate::evolution::versions::{
         assert_older, decode_older, step, unknown_version, versioned_schema, Versions,

@@ -15,6 +15,7 @@ mod check;
 mod ctxt;
 mod expand;
 mod projection;
+mod row;
 mod serde;
 mod size;
 mod stamp;
@@ -131,4 +132,18 @@ pub fn derive_embedded(input: TokenStream) -> TokenStream {
 pub fn derive_projection(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     projection::derive(&input).into()
+}
+
+/// Derives `schema_core::Row` for the output row of a `group`:
+/// `#[row(of = Order)]` on a struct with named fields, each with
+/// `#[group(...)]` saying where it comes from, by the model's field names
+/// (see `schema_core::aggregate` for the keys). Every operand path must be
+/// a field of the model; `sum`/`avg` take numeric fields; each row field's
+/// type must be what its accumulator gives; every array accumulator takes
+/// `max`. The row must also derive serde's `Deserialize`, to be read.
+/// `crate = "..."` overrides the path to `schema_core`.
+#[proc_macro_derive(Row, attributes(row, group))]
+pub fn derive_row(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    row::derive(&input).into()
 }

@@ -29,6 +29,7 @@ const CORE_LAYERS: &[&str] = &[
     "typed",
     "repo",
     "query",
+    "aggregate",
     "evolution",
     "setup",
     "growth",

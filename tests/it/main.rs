@@ -24,6 +24,7 @@ mod people;
 mod support;
 
 mod adopt;
+mod aggregate;
 mod bad_input;
 mod buckets;
 mod copies;

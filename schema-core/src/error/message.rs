@@ -241,3 +241,33 @@ pub(super) fn server_error_in(message: &str) -> Option<&str> {
     let cause = rest[..end].trim();
     (!cause.is_empty()).then_some(cause)
 }
+
+/// The message of `Error::SetupRefused`: `reason` is the refusal's own
+/// message (a duplicate key's is replaced by what to do).
+pub(super) fn setup_refused_message(
+    collection: &str,
+    step: &str,
+    duplicate_key: bool,
+    reason: String,
+    done: &[String],
+) -> String {
+    let why = if duplicate_key {
+        "code 11000 (DuplicateKey): stored documents share a key of this unique index; make \
+         their keys unique first"
+            .to_owned()
+    } else {
+        match reason.strip_prefix("the server refused the command: ") {
+            Some(rest) => rest.to_owned(),
+            None => reason,
+        }
+    };
+    let done = if done.is_empty() {
+        "nothing was changed before it".to_owned()
+    } else {
+        format!("done before it: {}", done.join("; "))
+    };
+    format!(
+        "setup stopped at `{collection}`: the server refused to {step}: {why}; {done}; the \
+         steps after it were not tried: run `plan` to see what is left"
+    )
+}

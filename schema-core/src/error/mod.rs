@@ -54,7 +54,7 @@ pub enum Error {
     /// option it refuses, a unique index over keys stored twice). The
     /// steps before it stay done and the message lists them; the steps
     /// after it were not tried (the plan shows what is left).
-    #[error("{}", setup_refused_message(collection, step, reason, done))]
+    #[error("{}", setup_refused_message(collection, step, matches!(**reason, Error::DuplicateKey { .. }), reason.to_string(), done))]
     SetupRefused {
         /// The collection of the refused step.
         collection: String,
@@ -412,6 +412,17 @@ pub enum Error {
         /// Why it stopped.
         source: Box<Error>,
     },
+    /// An aggregation the builder refused before sending anything: a group
+    /// reading a path through an array no earlier stage unwound, or whose
+    /// rows' arrays could hold more than 16 MiB (the arithmetic is in
+    /// `reason`). The index guard's refusals are [`Error::Unindexed`].
+    #[error("aggregation on `{collection}` refused, nothing was sent: {reason}")]
+    AggregateRefused {
+        /// The collection the pipeline runs on.
+        collection: &'static str,
+        /// Why, and what to change.
+        reason: String,
+    },
     /// A document would be over the server's limit of
     /// [`MAX_DOCUMENT_SIZE`](crate::MAX_DOCUMENT_SIZE) bytes as BSON (an
     /// insert or replace of it, or a push of items that alone exceed it); it
@@ -452,7 +463,8 @@ pub use insert_many::{FailedInsert, InsertManyFailure};
 pub use message::QueryFields;
 use message::{
     clash_message, deserialize_reason, field_prefix, rejects_existing_message, rules_text,
-    serialize_reason, unindexed_message, unreachable_message, unsupported_message,
+    serialize_reason, setup_refused_message, unindexed_message, unreachable_message,
+    unsupported_message,
 };
 pub(crate) use message::{id_text, raw_id};
 pub(crate) use server::DriverErrorExt;
@@ -466,27 +478,3 @@ pub use server::{code, label};
 
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
-
-fn setup_refused_message(collection: &str, step: &str, reason: &Error, done: &[String]) -> String {
-    let why = match reason {
-        Error::DuplicateKey { .. } => "code 11000 (DuplicateKey): stored documents share a key \
-                                       of this unique index; make their keys unique first"
-            .to_owned(),
-        other => {
-            let why = other.to_string();
-            match why.strip_prefix("the server refused the command: ") {
-                Some(rest) => rest.to_owned(),
-                None => why,
-            }
-        }
-    };
-    let done = if done.is_empty() {
-        "nothing was changed before it".to_owned()
-    } else {
-        format!("done before it: {}", done.join("; "))
-    };
-    format!(
-        "setup stopped at `{collection}`: the server refused to {step}: {why}; {done}; the \
-         steps after it were not tried: run `plan` to see what is left"
-    )
-}

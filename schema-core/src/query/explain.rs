@@ -104,6 +104,34 @@ impl PlanSummary {
     }
 }
 
+impl PlanSummary {
+    /// Reads a summary from the reply of `explain` (`executionStats`) on an
+    /// `aggregate`: the plan of its leading stages, which the server runs
+    /// as a query (at the top of the reply when the whole pipeline is
+    /// that query, else in the first stage's `$cursor`).
+    pub fn from_aggregate_explain(reply: &BsonDocument) -> Result<Self> {
+        if reply.contains_key("queryPlanner") {
+            return Self::from_explain(reply);
+        }
+        let cursor = reply
+            .get_array("stages")
+            .ok()
+            .and_then(|stages| stages.first())
+            .and_then(Bson::as_document)
+            .and_then(|first| first.get_document("$cursor").ok())
+            .ok_or_else(|| malformed("no `queryPlanner` nor `stages[0].$cursor`"))?;
+        if cursor.contains_key("executionStats") {
+            return Self::from_explain(cursor);
+        }
+        // Some servers keep the counts beside the stages.
+        let mut merged = cursor.clone();
+        if let Ok(stats) = reply.get_document("executionStats") {
+            merged.insert("executionStats", stats.clone());
+        }
+        Self::from_explain(&merged)
+    }
+}
+
 impl fmt::Display for PlanSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(

@@ -56,6 +56,21 @@ pub fn check<M: Document>(filter: &BsonDocument, sort: Option<&BsonDocument>) ->
     plan::<M>(filter, sort).map(drop)
 }
 
+/// The stored paths of `M`'s arrays that `path` is or goes through,
+/// outermost first.
+pub(crate) fn array_prefixes<M: Document>(path: &str) -> Vec<&'static str> {
+    let mut arrays: Vec<&'static str> = model_of::<M>()
+        .arrays
+        .iter()
+        .map(String::as_str)
+        .filter(|a| {
+            path == *a || (path.starts_with(*a) && path.as_bytes().get(a.len()) == Some(&b'.'))
+        })
+        .collect();
+    arrays.sort_by_key(|a| a.len());
+    arrays
+}
+
 /// The indexes that serve a query, as [`plan`] finds them: the index each
 /// branch rides (one per branch, without repeats).
 #[derive(Debug, Clone)]

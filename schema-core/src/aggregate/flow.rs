@@ -1,0 +1,84 @@
+//! What flows between the stages of an [`Aggregate`](super::Aggregate):
+//! the model's documents ([`Docs`]), documents with an array unwound
+//! ([`Unwound`]), a row type's rows ([`Rows`]), or, after a stage the
+//! builder does not know, plain documents ([`Unchecked`]). The stages a
+//! type changes carry the new type: a filter or sort names the fields of
+//! what flows at that point, and nothing else.
+
+use std::marker::PhantomData;
+
+use bson::{Document as BsonDocument, RawDocument};
+
+use super::row::Row;
+use crate::error::Result;
+use crate::model::Document;
+use crate::typed::field::Scope;
+
+/// What flows out of a stage: the type whose typed fields filter and sort
+/// it, and how a document of it is read.
+pub trait Flow: 'static {
+    /// What each document is read as.
+    type Item: Send + Unpin + 'static;
+    /// The model (or row) of the typed filters and sorts that name its fields.
+    type Fields;
+    /// Reads one document the server returned.
+    #[doc(hidden)]
+    fn read(raw: &RawDocument) -> Result<Self::Item>;
+}
+
+/// The documents of model `M`, as stored.
+pub struct Docs<M>(PhantomData<fn() -> M>);
+
+/// The documents of model `M` with an array of sub-documents unwound: one
+/// document per item, the item in the array's place, so a path through the
+/// array (`items.qty`) names one value. Read as plain documents.
+pub struct Unwound<M>(PhantomData<fn() -> M>);
+
+/// The rows of `R`, after [`group`](super::Aggregate::group).
+pub struct Rows<R>(PhantomData<fn() -> R>);
+
+/// Plain documents, after a stage the builder does not know
+/// ([`unchecked_stage`](super::Aggregate::unchecked_stage)).
+pub struct Unchecked<M>(PhantomData<fn() -> M>);
+
+impl<M: Document> Flow for Docs<M> {
+    type Item = M;
+    type Fields = M;
+    fn read(raw: &RawDocument) -> Result<M> {
+        crate::model::codec::decode::<M>(raw)
+    }
+}
+
+impl<M: Document> Flow for Unwound<M> {
+    type Item = BsonDocument;
+    type Fields = M;
+    fn read(raw: &RawDocument) -> Result<BsonDocument> {
+        crate::model::codec::decode_as(raw, M::NAME, M::COLLECTION)
+    }
+}
+
+impl<R: Row> Flow for Rows<R> {
+    type Item = R;
+    type Fields = Rows<R>;
+    fn read(raw: &RawDocument) -> Result<R> {
+        crate::model::codec::decode_as(raw, R::ROW_NAME, <R::Of as Document>::COLLECTION)
+    }
+}
+
+/// A row's field constants filter and sort its rows.
+impl<R: Row> Scope for Rows<R> {
+    const NAME: &'static str = R::ROW_NAME;
+}
+
+impl<M: Document> Flow for Unchecked<M> {
+    type Item = BsonDocument;
+    type Fields = Unchecked<M>;
+    fn read(raw: &RawDocument) -> Result<BsonDocument> {
+        crate::model::codec::decode_as(raw, "an unchecked stage's output", M::COLLECTION)
+    }
+}
+
+/// What a `group` takes: the model's documents, unwound or not.
+pub trait Groupable<M>: Flow {}
+impl<M: Document> Groupable<M> for Docs<M> {}
+impl<M: Document> Groupable<M> for Unwound<M> {}

@@ -1,0 +1,58 @@
+//! Aggregations whose stages and output rows the compiler checks:
+//! [`Repo::aggregate`](crate::Repo::aggregate) builds a pipeline on typed
+//! paths ([`Aggregate`]), and `#[derive(Row)]` declares what a `group`
+//! yields ([`Row`]).
+//!
+//! # Rows
+//!
+//! A row type names the model it groups (`#[row(of = Order)]`) and, on
+//! every field, where the field comes from, by the model's field names
+//! (nested ones through dots):
+//!
+//! ```text
+//! #[group(key = customer.email)]          a group key (one or several fields)
+//! #[group(key = created_at, trunc = day)] a date truncated to year, quarter, month,
+//!                                         week, day, hour or minute ($dateTrunc)
+//! #[group(count)]                         the documents of the group: i64
+//! #[group(sum = total)]                   i64 for integers, f64 for floats
+//! #[group(sum = items.qty * items.unit_price)]
+//! #[group(avg = total)]                   f64 (Option<f64> of an Option field)
+//! #[group(min = total)], max, first, last the field's own type (an Option stays one)
+//! #[group(push = title, max = 5)]         the first 5 values: Vec<T> ($firstN)
+//! #[group(top = title, by(at = desc), max = 5)]
+//!                                         of the first 5 by a sort ($topN; `bottom`: $bottomN)
+//! #[group(add_to_set = tag, max = 10)]    distinct values, cut to 10 ($addToSet, $slice)
+//! ```
+//!
+//! Every array accumulator takes a `max`. A row is one document, so `max`
+//! times the most bytes an item takes must fit in 16 MiB: numbers, dates
+//! and `ObjectId`s have a known size, any other item (a `String`, a
+//! sub-document) declares its own with `bytes = N`; a row that could be
+//! larger is refused before anything is sent, with the arithmetic in
+//! [`Error::AggregateRefused`](crate::Error::AggregateRefused). The derive
+//! also gives the row field constants (`Revenue::FIELDS.total`), with which
+//! the stages after the group filter and sort the rows.
+//!
+//! # The pipeline
+//!
+//! `.filter(..)` (`$match`), `.sort(..)`, `.limit(n)`, `.skip(n)` on the
+//! typed fields of what flows at that point; `.unwind(Order::FIELDS.items)`
+//! of a bounded array of sub-documents; `.group::<Row>()`; after it, the
+//! same stages on the row's fields; `.count()`. A stage the builder does not
+//! know goes in through [`unchecked_stage`](Aggregate::unchecked_stage).
+//! The leading `$match` and `$sort` stages pass the index guard as a
+//! `find` does ([`Error::Unindexed`](crate::Error::Unindexed) before
+//! anything is sent, `.scan()` to read the collection on purpose), and
+//! [`explain`](Aggregate::explain) gives their plan.
+
+mod flow;
+mod pipeline;
+mod row;
+mod rules;
+
+pub use flow::{Docs, Flow, Groupable, Rows, Unchecked, Unwound};
+pub use pipeline::Aggregate;
+pub use row::{Row, RowSpec};
+pub use rules::{
+    check, ArrayOf, AvgInto, CountInto, Date, ItemBytes, Numeric, SameAs, SumInto, Times,
+};

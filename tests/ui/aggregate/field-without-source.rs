@@ -1,0 +1,25 @@
+// Every row field says where it comes from: one without `#[group(...)]`
+// does not compile, and the message lists what to write.
+use schema_core::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Document, Serialize, Deserialize)]
+#[document(collection = "orders")]
+struct Order {
+    #[serde(rename = "_id")]
+    id: String,
+    customer_id: String,
+    status: String,
+    total: f64,
+    discount: Option<i64>,
+}
+
+#[derive(Row, Deserialize)]
+#[row(of = Order)]
+struct ByCustomer {
+    #[group(key = customer_id)]
+    customer_id: String,
+    total: f64,
+}
+
+fn main() {}
