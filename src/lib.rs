@@ -41,6 +41,8 @@ mod book {
     mod queries {}
     #[doc = include_str!("../book/src/filters-and-updates.md")]
     mod filters_and_updates {}
+    #[doc = include_str!("../book/src/aggregating.md")]
+    mod aggregating {}
     #[doc = include_str!("../book/src/transactions.md")]
     mod transactions {}
     #[doc = include_str!("../book/src/growing-data.md")]
