@@ -224,7 +224,7 @@ pub mod prelude {
 /// Paths used by generated code. Not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::aggregate::{check as agg, Row, RowSpec, Rows};
+    pub use crate::aggregate::{check as agg, Projected, Row, RowSpec, Rows};
     pub use crate::error::Error;
     pub use crate::evolution::versions::{
         assert_older, decode_older, step, unknown_version, versioned_schema, Versions,

@@ -11,6 +11,10 @@
 //! - it is stored under the same name (serde renames of both sides): a
 //!   constant assertion that fails to evaluate otherwise.
 //!
+//! It also gives the view its field constants (`Headline::FIELDS.title`),
+//! scoped to the view (`Field<Projected<Post, Headline>, T>`), with which
+//! the stages after an aggregation's `project::<Headline>()` filter and sort.
+//!
 //! Every mistake in the attributes is reported at once; after one, no impl
 //! is generated.
 
@@ -34,7 +38,11 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     let cx = Ctxt::new();
     let parsed = parse(&cx, input);
     match (cx.finish(), parsed) {
-        (Ok(()), Some(view)) => wrap(expand(input, &view)),
+        (Ok(()), Some(view)) => {
+            let consts = field_consts(input, &view);
+            let body = wrap(expand(input, &view));
+            quote!(#consts #body)
+        }
         (Err(errors), _) => errors,
         (Ok(()), None) => TokenStream::new(),
     }
@@ -153,6 +161,42 @@ fn parse<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<View<'a>> {
         krate,
         fields: out,
     })
+}
+
+/// The view's field constants: a hidden struct of one `Field` per view
+/// field, scoped to `Projected<Model, View>`, and `View::FIELDS`.
+fn field_consts(input: &DeriveInput, view: &View) -> TokenStream {
+    let ident = &input.ident;
+    let vis = &input.vis;
+    let name = syn::ext::IdentExt::unraw(ident).to_string();
+    let krate = &view.krate;
+    let p = quote!(#krate::__private);
+    let model = &view.of;
+    let fields_ident = quote::format_ident!("__{}ViewFields", name);
+    let decls = view.fields.iter().map(|f| {
+        let (field, ty) = (f.ident, f.ty);
+        quote!(pub #field: #p::Field<#p::Projected<#model, #ident>, #ty>)
+    });
+    let values = view.fields.iter().map(|f| {
+        let (field, stored) = (f.ident, &f.stored);
+        quote!(#field: #p::Field::new(#stored))
+    });
+    let doc = format!(
+        "The field constants of the view `{name}`: its stored names, to filter and sort what \
+         an aggregation's `project::<{name}>()` yields."
+    );
+    quote! {
+        #[doc = #doc]
+        #[doc(hidden)]
+        #[allow(non_camel_case_types)]
+        #vis struct #fields_ident { #(#decls),* }
+
+        #[automatically_derived]
+        impl #ident {
+            /// The view's field constants (see the view's derive).
+            #vis const FIELDS: #fields_ident = #fields_ident { #(#values),* };
+        }
+    }
 }
 
 fn expand(input: &DeriveInput, view: &View) -> TokenStream {

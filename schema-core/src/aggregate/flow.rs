@@ -1,7 +1,9 @@
 //! What flows between the stages of an [`Aggregate`](super::Aggregate):
 //! the model's documents ([`Docs`]), documents with an array unwound
-//! ([`Unwound`]), a row type's rows ([`Rows`]), or, after a stage the
-//! builder does not know, plain documents ([`Unchecked`]). The stages a
+//! ([`Unwound`]), a view of them ([`Projected`]), each joined with the
+//! document its reference points at ([`Joined`]), a row type's rows
+//! ([`Rows`]), or, after a stage the builder does not know, plain
+//! documents ([`Unchecked`]). The stages a
 //! type changes carry the new type: a filter or sort names the fields of
 //! what flows at that point, and nothing else.
 
@@ -11,7 +13,10 @@ use bson::{Document as BsonDocument, RawDocument};
 
 use super::row::Row;
 use crate::error::Result;
+use crate::model::codec::decode;
 use crate::model::Document;
+use crate::query::lookup::{child_of, parent_of};
+use crate::query::Projection;
 use crate::typed::field::Scope;
 
 /// What flows out of a stage: the type whose typed fields filter and sort
@@ -34,6 +39,15 @@ pub struct Docs<M>(PhantomData<fn() -> M>);
 /// array (`items.qty`) names one value. Read as plain documents.
 pub struct Unwound<M>(PhantomData<fn() -> M>);
 
+/// The documents of `M` through the view `V`, after
+/// [`project`](super::Aggregate::project): read as `V`, filtered and
+/// sorted by `V`'s own field constants (`Headline::FIELDS.title`).
+pub struct Projected<M, V>(PhantomData<fn() -> (M, V)>);
+
+/// The documents of `M`, each with the `P` its reference points at, after
+/// [`lookup`](super::Aggregate::lookup): read as `(M, Option<P>)`.
+pub struct Joined<M, P>(PhantomData<fn() -> (M, P)>);
+
 /// The rows of `R`, after [`group`](super::Aggregate::group).
 pub struct Rows<R>(PhantomData<fn() -> R>);
 
@@ -54,6 +68,31 @@ impl<M: Document> Flow for Unwound<M> {
     type Fields = M;
     fn read(raw: &RawDocument) -> Result<BsonDocument> {
         crate::model::codec::decode_as(raw, M::NAME, M::COLLECTION)
+    }
+}
+
+impl<M: Document, V: Projection<M>> Flow for Projected<M, V> {
+    type Item = V;
+    type Fields = Projected<M, V>;
+    fn read(raw: &RawDocument) -> Result<V> {
+        V::read(raw)
+    }
+}
+
+/// A view's field constants filter and sort what flows after `project`.
+impl<M: Document, V: Projection<M>> Scope for Projected<M, V> {
+    const NAME: &'static str = V::VIEW_NAME;
+}
+
+impl<M: Document, P: Document> Flow for Joined<M, P> {
+    type Item = (M, Option<P>);
+    /// No field constants: the document travels under `child`, its parent
+    /// under `parent` (see [`relation::join`](crate::relation::join)).
+    type Fields = Joined<M, P>;
+    fn read(raw: &RawDocument) -> Result<(M, Option<P>)> {
+        let child = decode::<M>(child_of(raw)?)?;
+        let parent = parent_of(raw)?.map(decode::<P>).transpose()?;
+        Ok((child, parent))
     }
 }
 

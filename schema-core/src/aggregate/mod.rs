@@ -38,7 +38,11 @@
 //! `.filter(..)` (`$match`), `.sort(..)`, `.limit(n)`, `.skip(n)` on the
 //! typed fields of what flows at that point; `.unwind(Order::FIELDS.items)`
 //! of a bounded array of sub-documents; `.group::<Row>()`; after it, the
-//! same stages on the row's fields; `.count()`. A stage the builder does not
+//! same stages on the row's fields; `.count()`. `.project::<View>()`
+//! (`$project` of a `#[derive(Projection)]` view) leaves only the view's
+//! fields to name; `.lookup(Post::FIELDS.author_id)` joins each document
+//! with the one its `#[reference]` points at (`$lookup` on `_id`, as
+//! [`relation::join`](crate::relation::join) does). A stage the builder does not
 //! know goes in through [`unchecked_stage`](Aggregate::unchecked_stage).
 //! The leading `$match` and `$sort` stages pass the index guard as a
 //! `find` does ([`Error::Unindexed`](crate::Error::Unindexed) before
@@ -50,7 +54,7 @@ mod pipeline;
 mod row;
 mod rules;
 
-pub use flow::{Docs, Flow, Groupable, Rows, Unchecked, Unwound};
+pub use flow::{Docs, Flow, Groupable, Joined, Projected, Rows, Unchecked, Unwound};
 pub use pipeline::Aggregate;
 pub use row::{Row, RowSpec};
 pub use rules::{

@@ -10,16 +10,18 @@ use futures_util::future::BoxFuture;
 use futures_util::{StreamExt, TryStreamExt};
 use mongodb::ClientSession;
 
-use super::flow::{Docs, Flow, Groupable, Rows, Unchecked, Unwound};
+use super::flow::{Docs, Flow, Groupable, Joined, Projected, Rows, Unchecked, Unwound};
 use super::row::{Row, RowSpec};
 use crate::error::{Error, Result};
 use crate::exec::action::Action;
 use crate::model::Document;
 use crate::query::explain::PlanSummary;
 use crate::query::guard::{self, Served};
-use crate::query::{server_indexes, with_session, DocStream, Sort, DEFAULT_BATCH_SIZE};
+use crate::query::lookup::{Lookup, CHILD};
+use crate::query::{projection, server_indexes, with_session, DocStream, Projection, Sort};
+use crate::query::DEFAULT_BATCH_SIZE;
 use crate::repo::Repo;
-use crate::typed::field::EmbedField;
+use crate::typed::field::{EmbedField, RefField};
 use crate::typed::filter::Filter;
 use crate::typed::path::Nested;
 
@@ -31,6 +33,8 @@ enum Stage {
     Skip(u64),
     Unwind(&'static str),
     Group(&'static str, RowSpec),
+    Project(Result<Option<BsonDocument>>),
+    Lookup(Lookup),
     Unchecked(BsonDocument),
 }
 
@@ -243,6 +247,15 @@ impl<'a, M: Document, S: Flow> Aggregate<'a, M, S> {
                     pipeline.push(spec.group_stage());
                     pipeline.push(spec.project_stage());
                 }
+                Stage::Project(project) => {
+                    if let Some(project) = project? {
+                        pipeline.push(doc! { "$project": project });
+                    }
+                }
+                Stage::Lookup(lookup) => {
+                    pipeline.push(doc! { "$replaceRoot": { "newRoot": { CHILD: "$$ROOT" } } });
+                    pipeline.push(lookup.stage());
+                }
                 Stage::Unchecked(stage) => pipeline.push(stage),
             }
         }
@@ -308,6 +321,42 @@ impl<'a, M: Document> Aggregate<'a, M, Docs<M>> {
     /// item's value; the documents are no longer `M`s.
     pub fn unwind<C: Nested, P>(self, field: EmbedField<M, C, P>) -> Aggregate<'a, M, Unwound<M>> {
         self.then(Some(Stage::Unwind(field.name())))
+    }
+}
+
+impl<'a, M: Document> Aggregate<'a, M, Docs<M>> {
+    /// `$project` of the view `V` (`#[derive(Projection)]`, the fields of
+    /// `M` it names): what follows reads `V`s, and its filters and sorts
+    /// name `V`'s field constants (`Headline::FIELDS.title`), nothing else.
+    /// Refused before sending while `M` names earlier shapes that may be
+    /// stored (a stored document is upgraded only once read; read such a
+    /// view with [`Find::projection`](crate::query::Find::projection)).
+    pub fn project<V: Projection<M>>(self) -> Aggregate<'a, M, Projected<M, V>> {
+        let project = match (projection::sent::<M, V>(), V::projection()) {
+            (Some(project), _) => Ok(Some(project)),
+            // The model itself: nothing to project.
+            (None, None) => Ok(None),
+            (None, Some(_)) => Err(refused::<M>(format!(
+                "`{}` names earlier shapes that may be stored, and a `$project` of a stored document skips its upgrade: read the view `{}` with `find(..).projection::<{}>()`",
+                M::NAME,
+                V::VIEW_NAME,
+                V::VIEW_NAME
+            ))),
+        };
+        self.then(Some(Stage::Project(project)))
+    }
+
+    /// `$lookup` through the `#[reference]` `field`: each document with the
+    /// `P` it points at (`None` where none exists), matched on `P`'s `_id`,
+    /// in the form [`relation::join`](crate::relation::join) sends (the
+    /// document under `child`, its parent under `parent`). Read as
+    /// `(M, Option<P>)`; the stages before it keep the guard's checks.
+    pub fn lookup<T, P: Document>(self, field: RefField<M, T, P>) -> Aggregate<'a, M, Joined<M, P>> {
+        let lookup = Lookup {
+            from: P::COLLECTION,
+            local: field.name(),
+        };
+        self.then(Some(Stage::Lookup(lookup)))
     }
 }
 

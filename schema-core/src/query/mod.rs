@@ -106,7 +106,7 @@ pub(crate) mod guard;
 pub(crate) mod keyset;
 pub(crate) mod lookup;
 mod paging;
-mod projection;
+pub(crate) mod projection;
 pub(crate) mod server_indexes;
 mod sort;
 mod stream;
