@@ -18,8 +18,8 @@ use crate::model::Document;
 use crate::query::explain::PlanSummary;
 use crate::query::guard::{self, Served};
 use crate::query::lookup::{Lookup, CHILD};
-use crate::query::{projection, server_indexes, with_session, DocStream, Projection, Sort};
 use crate::query::DEFAULT_BATCH_SIZE;
+use crate::query::{projection, server_indexes, with_session, DocStream, Projection, Sort};
 use crate::repo::Repo;
 use crate::typed::field::{EmbedField, RefField};
 use crate::typed::filter::Filter;
@@ -351,7 +351,10 @@ impl<'a, M: Document> Aggregate<'a, M, Docs<M>> {
     /// in the form [`relation::join`](crate::relation::join) sends (the
     /// document under `child`, its parent under `parent`). Read as
     /// `(M, Option<P>)`; the stages before it keep the guard's checks.
-    pub fn lookup<T, P: Document>(self, field: RefField<M, T, P>) -> Aggregate<'a, M, Joined<M, P>> {
+    pub fn lookup<T, P: Document>(
+        self,
+        field: RefField<M, T, P>,
+    ) -> Aggregate<'a, M, Joined<M, P>> {
         let lookup = Lookup {
             from: P::COLLECTION,
             local: field.name(),

@@ -141,6 +141,15 @@ impl RowSpec {
             .insert(name, doc! { "$addToSet": field_ref(path) });
     }
 
+    /// The row's one group key, when it has exactly one.
+    fn single_key(&self) -> Option<(&String, &Bson)> {
+        let mut keys = self.keys.iter();
+        match (keys.next(), keys.next()) {
+            (Some(key), None) => Some(key),
+            _ => None,
+        }
+    }
+
     /// The model paths the group reads.
     pub(crate) fn paths(&self) -> &[&'static str] {
         &self.paths
@@ -149,11 +158,14 @@ impl RowSpec {
     /// The `$group` stage.
     pub(crate) fn group_stage(&self) -> BsonDocument {
         let mut group = BsonDocument::new();
-        if self.keys.is_empty() {
-            group.insert("_id", Bson::Null);
-        } else {
-            group.insert("_id", self.keys.clone());
-        }
+        match self.single_key() {
+            // One key: grouped on the value itself, as written by hand (a
+            // sub-document `{key: ..}` made the server's group slower:
+            // `benches/aggregate.rs`, BENCHMARKS.md).
+            Some((_, value)) => group.insert("_id", value.clone()),
+            None if self.keys.is_empty() => group.insert("_id", Bson::Null),
+            None => group.insert("_id", self.keys.clone()),
+        };
         for (name, acc) in &self.accumulators {
             group.insert(name.clone(), acc.clone());
         }
@@ -167,8 +179,15 @@ impl RowSpec {
         if !self.keys.contains_key("_id") {
             project.insert("_id", 0);
         }
-        for name in self.keys.keys() {
-            project.insert(name.clone(), field_ref(&format!("_id.{name}")));
+        match self.single_key() {
+            Some((name, _)) => {
+                project.insert(name.clone(), field_ref("_id"));
+            }
+            None => {
+                for name in self.keys.keys() {
+                    project.insert(name.clone(), field_ref(&format!("_id.{name}")));
+                }
+            }
         }
         for name in self.accumulators.keys() {
             match self.slices.iter().find(|(n, _)| n == name) {
@@ -249,7 +268,7 @@ mod tests {
         assert_eq!(
             spec.group_stage(),
             doc! { "$group": {
-                "_id": { "authorId": "$authorId" },
+                "_id": "$authorId",
                 "posts": { "$sum": 1 },
                 "titles": { "$topN": { "n": 5_i64, "sortBy": { "at": -1 }, "output": "$title" } },
                 "tags": { "$addToSet": "$tags" },
@@ -258,11 +277,25 @@ mod tests {
         assert_eq!(
             spec.project_stage(),
             doc! { "$project": {
-                "_id": 0, "authorId": "$_id.authorId", "posts": 1, "titles": 1,
+                "_id": 0, "authorId": "$_id", "posts": 1, "titles": 1,
                 "tags": { "$slice": ["$tags", 3_i64] },
             } }
         );
         assert!(spec.over_size().is_none());
+        let mut two = RowSpec::new();
+        two.key("authorId", "authorId");
+        two.date_key("day", "at", "day");
+        assert_eq!(
+            two.group_stage(),
+            doc! { "$group": { "_id": {
+                "authorId": "$authorId",
+                "day": { "$dateTrunc": { "date": "$at", "unit": "day" } },
+            } } }
+        );
+        assert_eq!(
+            two.project_stage(),
+            doc! { "$project": { "_id": 0, "authorId": "$_id.authorId", "day": "$_id.day" } }
+        );
         spec.push("many", "at", 2_000_000, 8);
         let msg = spec.over_size().unwrap();
         assert!(
