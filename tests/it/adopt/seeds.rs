@@ -16,6 +16,10 @@
 //!   `details`, products with sku ids and copied colors, and the skus.
 //! - [`messy`]: one collection of mixed types, missing fields and deep
 //!   nesting.
+//! - [`helpdesk`]: agents and tickets whose numbers two versions of an
+//!   application wrote as different BSON types (an int here, a long there,
+//!   a double holding whole numbers as ints), the tickets indexed by
+//!   assignee and date.
 
 #![allow(dead_code)]
 
@@ -318,4 +322,59 @@ pub async fn messy(db: &Database, count: usize) {
         })
         .collect();
     insert(db, "messy", docs).await;
+}
+
+/// A helpdesk two versions of an application wrote: 20 `agents` (`level`
+/// an int, a long from the sixth on) and `tickets` tickets: `assignee_id`
+/// an agent's id, indexed as the application lists an agent's newest
+/// tickets (`{assignee_id: 1, created: -1}`); `priority` an int in the
+/// first version's tickets, a long in the second's, missing in every tenth;
+/// `hours` a double, or an int when whole; `created` a date.
+pub async fn helpdesk(db: &Database, tickets: usize) {
+    let agents: Vec<ObjectId> = (0..20).map(|_| ObjectId::new()).collect();
+    insert(
+        db,
+        "agents",
+        agents
+            .iter()
+            .enumerate()
+            .map(|(i, id)| {
+                let level = if i < 5 {
+                    Bson::Int32(1 + i as i32 % 3)
+                } else {
+                    Bson::Int64(1 + i as i64 % 3)
+                };
+                doc! { "_id": id, "name": format!("Agent {i}"), "level": level }
+            })
+            .collect(),
+    )
+    .await;
+    let tickets = (0..tickets)
+        .map(|i| {
+            let mut d = doc! {
+                "_id": ObjectId::new(),
+                "subject": format!("Ticket {i}"),
+                "assignee_id": agents[i % agents.len()],
+                "created": DateTime::from_millis(EPOCH_MS + i as i64 * 60_000),
+            };
+            if i % 10 != 9 {
+                let priority = 1 + (i % 4) as i32;
+                let priority = if i % 2 == 0 {
+                    Bson::Int32(priority)
+                } else {
+                    Bson::Int64(i64::from(priority))
+                };
+                d.insert("priority", priority);
+            }
+            let hours = if i % 3 == 0 {
+                Bson::Int32((i % 8) as i32)
+            } else {
+                Bson::Double((i % 8) as f64 + 0.5)
+            };
+            d.insert("hours", hours);
+            d
+        })
+        .collect();
+    insert(db, "tickets", tickets).await;
+    index(db, "tickets", doc! { "assignee_id": 1, "created": -1 }).await;
 }
