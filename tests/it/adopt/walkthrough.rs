@@ -185,7 +185,7 @@ async fn the_walkthrough_in_its_order_with_the_command() {
     let pulled = std::fs::read_to_string(&models).unwrap();
     assert!(
         pulled.contains("pub fn schema() -> schema_core::Schema {")
-            && pulled.contains("        .with::<Room>()")
+            && pulled.contains("schema_core::Schema::new().with::<Room>()")
             && pulled.contains("pub messages: Vec<Message>,"),
         "{pulled}"
     );

@@ -107,9 +107,20 @@ fn schema_fn(out: &mut String, models: &[Model]) -> fmt::Result {
          `schema_core::cli::run(&models::schema())`) and for `Schema::plan` and `sync`.",
     )?;
     writeln!(out, "pub fn schema() -> schema_core::Schema {{")?;
-    writeln!(out, "    schema_core::Schema::new()")?;
-    for model in models {
-        writeln!(out, "        .with::<{}>()", model.name)?;
+    let calls: Vec<String> = models
+        .iter()
+        .map(|m| format!(".with::<{}>()", m.name))
+        .collect();
+    let chain = format!("schema_core::Schema::new(){}", calls.concat());
+    // As rustfmt writes it: on one line when it fits its 60 columns for a
+    // chain, else a call per line.
+    if chain.len() <= 60 {
+        writeln!(out, "    {chain}")?;
+    } else {
+        writeln!(out, "    schema_core::Schema::new()")?;
+        for call in calls {
+            writeln!(out, "        {call}")?;
+        }
     }
     writeln!(out, "}}")
 }
