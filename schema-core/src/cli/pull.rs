@@ -23,12 +23,9 @@ pub(super) async fn run(
         return Ok(false);
     };
     std::fs::write(file, &pulled.source)?;
-    writeln!(
-        out,
-        "pulled {} models into {}",
-        pulled.models.len(),
-        file.display()
-    )?;
+    let n = pulled.models.len();
+    let s = if n == 1 { "" } else { "s" };
+    writeln!(out, "pulled {n} model{s} into {}", file.display())?;
     for path in pulled.unbounded() {
         writeln!(
             out,

@@ -179,7 +179,7 @@ async fn the_walkthrough_in_its_order_with_the_command() {
         &["--db", &name, "pull", "--out", "src/models.rs"],
     )
     .exits(0)
-    .says("pulled 1 models into src/models.rs")
+    .says("pulled 1 model into src/models.rs")
     .says("rooms.messages looks unbounded")
     .says("cargo run --bin schema --");
     let pulled = std::fs::read_to_string(&models).unwrap();
