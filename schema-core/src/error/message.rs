@@ -169,6 +169,8 @@ pub(super) fn clash_message(collection: &str, first: &str, second: &str) -> Stri
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Wording {
     Library,
+    /// Only the schema command (`cli` feature) speaks so.
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))]
     Command,
 }
 

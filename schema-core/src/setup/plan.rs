@@ -86,8 +86,10 @@ impl fmt::Display for Plan {
 
 /// A plan shown with its advice in the schema command's words (see
 /// [`Plan::in_command_words`]).
+#[cfg(feature = "cli")]
 pub(crate) struct InCommandWords<'a>(&'a Plan);
 
+#[cfg(feature = "cli")]
 impl fmt::Display for InCommandWords<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.0.fmt_in(f, Wording::Command)
@@ -97,6 +99,7 @@ impl fmt::Display for InCommandWords<'_> {
 impl Plan {
     /// The plan as the schema command prints it: its advice names the
     /// command's flags (`--on-violations`), not the library's options.
+    #[cfg(feature = "cli")]
     pub(crate) fn in_command_words(&self) -> InCommandWords<'_> {
         InCommandWords(self)
     }

@@ -215,6 +215,7 @@ impl Step {
     /// What `sync` did for this step, in the command's words: for a
     /// validator that existing documents fail, the level it was applied at
     /// (`moderate`, or `strict` anyway) instead of the plan's advice.
+    #[cfg(feature = "cli")]
     pub(crate) fn applied_detail(&self, moderate: bool) -> String {
         match self {
             Step::UpdateValidator {
