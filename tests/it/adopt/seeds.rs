@@ -7,7 +7,8 @@
 //!   `authorId`), students and courses (id arrays on both sides, some links
 //!   one-sided as a crash between the two writes leaves them).
 //! - [`stuck_room`]: seed 000's chat room, 2,089 messages of 8,000 bytes,
-//!   past the point where a push can succeed.
+//!   past the point where a push can succeed; [`long_room`], its lighter
+//!   twin, past what the audit calls unbounded but far from 16 MiB.
 //! - [`shop`]: seed 001's customers, products and orders (an unindexed
 //!   `customer_id`, items referencing products with a price snapshot).
 //! - [`library`]: seed 003's authors and books (an indexed `author_id`) and
@@ -130,6 +131,29 @@ pub async fn stuck_room(db: &Database, rooms: usize) {
             let messages: Vec<Document> = (0..(r % 10) as i32)
                 .map(|n| doc! { "n": n, "text": format!("hello {n}") })
                 .collect();
+            doc! { "_id": format!("room_{r}"), "messages": messages }
+        })
+        .collect();
+    insert(db, "rooms", small).await;
+}
+
+/// A chat room `room1` whose `messages` grew past the 1,000 items the
+/// audit calls unbounded (`messages` items `{ n, text }` of about 20 bytes,
+/// pushed by old code), and `rooms` small rooms of at most 9 messages, in
+/// `rooms`: the stuck room's shape at a fraction of its size.
+pub async fn long_room(db: &Database, messages: i32, rooms: usize) {
+    let message = |n: i32| doc! { "n": n, "text": format!("hello {n}") };
+    let long = doc! {
+        "_id": "room1",
+        "messages": (0..messages).map(message).collect::<Vec<Document>>(),
+    };
+    db.collection::<Document>("rooms")
+        .insert_one(long)
+        .await
+        .unwrap();
+    let small = (0..rooms)
+        .map(|r| {
+            let messages: Vec<Document> = (0..(r % 10) as i32).map(message).collect();
             doc! { "_id": format!("room_{r}"), "messages": messages }
         })
         .collect();

@@ -3,7 +3,8 @@
 //! run again as the schema command, its exit code and output read), as the
 //! installed `schema` binary (no models: `audit`, `pull`) and then as the
 //! user's own binary with the models they decided on (`plan`, `sync`), on
-//! seed 000's stuck chat room written with the raw driver.
+//! a chat room whose messages old code pushed past 1,000, written with the
+//! raw driver ([`seeds::long_room`]: seed 000's stuck room, lighter).
 //!
 //! 1. `schema --db D audit`: exit 1, the room's messages look unbounded.
 //! 2. `schema --db D pull --out src/models.rs`: the models and their
@@ -23,7 +24,10 @@ use std::process::Output;
 use mongodb::bson::doc;
 use schema_core::{Document, MoveOptions, MoveOut};
 
-use super::seeds::{self, STUCK_MESSAGES};
+use super::seeds;
+
+/// The messages of the long room.
+const MESSAGES: i32 = 1_500;
 use crate::support;
 
 /// The environment variables that make this binary the schema command: its
@@ -155,13 +159,13 @@ pub(super) fn schema(models: &str, dir: &Path, args: &[&str]) -> Run {
 async fn the_walkthrough_in_its_order_with_the_command() {
     let client = support::client().await;
     let db = support::fresh_db(&client, "walkthrough").await;
-    seeds::stuck_room(&db, 30).await;
+    seeds::long_room(&db, MESSAGES, 30).await;
     let name = db.name().to_owned();
     let project = std::env::temp_dir().join(&name);
     std::fs::create_dir_all(project.join("src")).unwrap();
     let models = project.join("src/models.rs");
 
-    // 1. Audit, with the installed binary: the stuck room is a finding.
+    // 1. Audit, with the installed binary: the long room is a finding.
     schema("none", &project, &["--db", &name, "audit"])
         .exits(1)
         .says("rooms.messages")
@@ -256,7 +260,7 @@ async fn the_walkthrough_in_its_order_with_the_command() {
         .count_documents(doc! { "room": "room1" })
         .await
         .unwrap();
-    assert_eq!(moved, u64::try_from(STUCK_MESSAGES).unwrap());
+    assert_eq!(moved, u64::try_from(MESSAGES).unwrap());
 
     // 6. Sync again: strict restored; then nothing left to do.
     schema("decided", &project, &["--db", &name, "plan"])
