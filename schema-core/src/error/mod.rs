@@ -39,8 +39,8 @@ pub enum Error {
     },
     /// An index with the model's name or keys exists with another definition.
     #[error(
-        "index conflict on `{collection}`: the server has `{server}` but the model declares \
-         `{wanted}`; drop the server's index, or run setup with `replace_conflicting`"
+        "{}",
+        index_conflict_message(collection, server, wanted, Wording::Library)
     )]
     IndexConflict {
         /// Collection name.
@@ -81,7 +81,7 @@ pub enum Error {
     /// Setup would change a validator that existing documents fail (after
     /// it, every write to them would be refused with code 121); nothing was
     /// changed. See [`OnViolations`](crate::OnViolations).
-    #[error("{}", rejects_existing_message(collection, *count, ids))]
+    #[error("{}", rejects_existing_message(collection, *count, ids, Wording::Library))]
     ValidatorRejectsExisting {
         /// Collection name.
         collection: String,
@@ -90,6 +90,17 @@ pub enum Error {
         /// The first of their `_id`s, in `_id` order, as text: a string as it
         /// is, an `ObjectId` in hex, any other value as relaxed extended JSON.
         ids: Vec<String>,
+    },
+    /// The database holds no collection to read: it does not exist (a
+    /// misspelled name, say), or it has none; refused before an audit or a
+    /// pull reports nothing as if all were well.
+    #[error("{}", no_collections_message(database, existing))]
+    NoCollections {
+        /// The database asked for.
+        database: String,
+        /// The databases the server lists (`admin`, `config` and `local`
+        /// left out), by name; empty when it lists none to this user.
+        existing: Vec<String>,
     },
     /// The schema needs multi-document transactions and the server is standalone.
     #[error("{}", unsupported_message(models))]
@@ -233,10 +244,7 @@ pub enum Error {
         labels: Vec<String>,
     },
     /// A helper that rides an index found it missing on the server.
-    #[error(
-        "`{collection}` has no index `{index}`, which this query rides: run setup \
-         (`Schema::sync`) first"
-    )]
+    #[error("{}", missing_index_message(collection, index, Wording::Library))]
     MissingIndex {
         /// Collection name.
         collection: &'static str,
@@ -462,11 +470,14 @@ pub use driver::DriverError;
 pub use insert_many::{FailedInsert, InsertManyFailure};
 pub use message::QueryFields;
 use message::{
-    clash_message, deserialize_reason, field_prefix, rejects_existing_message, rules_text,
+    clash_message, deserialize_reason, field_prefix, no_collections_message, rules_text,
     serialize_reason, setup_refused_message, unindexed_message, unreachable_message,
     unsupported_message,
 };
 pub(crate) use message::{id_text, raw_id};
+pub(crate) use message::{
+    index_conflict_message, missing_index_message, rejects_existing_message, Wording,
+};
 pub(crate) use server::DriverErrorExt;
 
 impl From<mongodb::error::Error> for Error {
