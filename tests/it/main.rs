@@ -31,6 +31,8 @@ mod copies;
 mod delete_policies;
 mod derive;
 mod embed;
+#[cfg(feature = "encryption")]
+mod encryption;
 mod examples_name_reexports;
 mod find;
 mod index_guard;

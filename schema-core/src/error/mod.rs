@@ -423,6 +423,24 @@ pub enum Error {
         /// Why, and what to change.
         reason: String,
     },
+    /// Encrypting or decrypting a value, or keeping its data key, failed
+    /// (the `encryption` feature): a missing key, a tampered or foreign
+    /// ciphertext, a type the algorithm refuses. The message names the
+    /// model, the field and the key, never the plaintext nor the ciphertext.
+    #[error("cannot {action} {}with the data key `{key}`: {reason}", encryption_subject(*model, field.as_deref()))]
+    Encryption {
+        /// What was attempted: `encrypt`, `decrypt`, `create`, `read`.
+        action: &'static str,
+        /// The model's Rust name, when a model's field was concerned.
+        model: Option<&'static str>,
+        /// The field's stored name, when known.
+        field: Option<String>,
+        /// The data key: its key alt name (`<collection>.<field>`), or its
+        /// id when only the ciphertext names it.
+        key: String,
+        /// libmongocrypt's account, or what to do.
+        reason: String,
+    },
     /// A document would be over the server's limit of
     /// [`MAX_DOCUMENT_SIZE`](crate::MAX_DOCUMENT_SIZE) bytes as BSON (an
     /// insert or replace of it, or a push of items that alone exceed it); it
@@ -462,8 +480,8 @@ pub use driver::DriverError;
 pub use insert_many::{FailedInsert, InsertManyFailure};
 pub use message::QueryFields;
 use message::{
-    clash_message, deserialize_reason, field_prefix, rejects_existing_message, rules_text,
-    serialize_reason, setup_refused_message, unindexed_message, unreachable_message,
+    clash_message, deserialize_reason, encryption_subject, field_prefix, rejects_existing_message,
+    rules_text, serialize_reason, setup_refused_message, unindexed_message, unreachable_message,
     unsupported_message,
 };
 pub(crate) use message::{id_text, raw_id};
