@@ -44,7 +44,7 @@ pub(crate) fn aes_256_cbc_encrypt(
     input: &[u8],
     out: &mut dyn Write,
 ) -> CryptResult<()> {
-    if input.len() % BLOCK != 0 {
+    if !input.len().is_multiple_of(BLOCK) {
         return Err(refused("AES-256-CBC input is not a whole number of blocks"));
     }
     let cipher =
@@ -63,7 +63,7 @@ pub(crate) fn aes_256_cbc_decrypt(
     input: &[u8],
     out: &mut dyn Write,
 ) -> CryptResult<()> {
-    if input.len() % BLOCK != 0 {
+    if !input.len().is_multiple_of(BLOCK) {
         return Err(refused("AES-256-CBC input is not a whole number of blocks"));
     }
     let cipher =

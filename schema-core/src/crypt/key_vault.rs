@@ -6,8 +6,8 @@ use bson::{doc, Binary, RawDocumentBuf};
 use mongodb::options::IndexOptions;
 use mongodb::IndexModel;
 
-use super::value::{reason, Subject};
-use super::Encryption;
+use super::handle::Encryption;
+use super::subject::{reason, Subject};
 use crate::error::{code, Error, Result};
 
 /// The key vault index's name (the one the drivers create).

@@ -6,38 +6,9 @@ use bson::{Binary, Bson, RawBson, RawDocumentBuf};
 use futures_util::TryStreamExt;
 use mongocrypt::ctx::{Ctx, State};
 
-use super::{Algorithm, Encryption};
-use crate::error::{Error, Result};
-
-/// What an operation is about, for its errors: the model and field when a
-/// model's field is concerned, and the data key.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Subject<'a> {
-    pub(crate) model: Option<&'static str>,
-    pub(crate) field: Option<&'a str>,
-    pub(crate) key: &'a str,
-}
-
-impl Subject<'_> {
-    /// The error of `action` on this subject.
-    pub(crate) fn failed(&self, action: &'static str, reason: impl Into<String>) -> Error {
-        Error::Encryption {
-            action,
-            model: self.model,
-            field: self.field.map(str::to_owned),
-            key: self.key.to_owned(),
-            reason: reason.into(),
-        }
-    }
-}
-
-/// libmongocrypt's account of a failure, without its kind and code.
-pub(crate) fn reason(err: &mongocrypt::error::Error) -> String {
-    match &err.message {
-        Some(message) if !message.is_empty() => message.clone(),
-        _ => format!("{:?}", err.kind),
-    }
-}
+use super::handle::{Algorithm, Encryption};
+use super::subject::{reason, Subject};
+use crate::error::Result;
 
 impl Encryption {
     /// `value` encrypted under the data key named `key` (its key alt name):
@@ -144,12 +115,14 @@ impl Encryption {
                     ctx.mongo_done().map_err(failed)?;
                 }
                 State::Ready => return Ok(ctx.finalize().map_err(failed)?.to_owned()),
-                other => return Err(subject.failed(
-                    action,
-                    format!(
+                other => {
+                    return Err(subject.failed(
+                        action,
+                        format!(
                         "libmongocrypt asked for what a local master key never needs ({other:?})"
                     ),
-                )),
+                    ))
+                }
             }
         }
     }
