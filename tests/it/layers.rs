@@ -26,6 +26,7 @@ const CORE_LAYERS: &[&str] = &[
     "exec",
     "txn",
     "model",
+    "crypt",
     "typed",
     "repo",
     "query",

@@ -9,6 +9,17 @@ pub(super) fn field_prefix(field: Option<&str>, then: &str) -> String {
     }
 }
 
+/// What an encryption error is about: "field `email` of `User` ", or
+/// nothing when no model is concerned.
+pub(super) fn encryption_subject(model: Option<&str>, field: Option<&str>) -> String {
+    match (field, model) {
+        (Some(f), Some(m)) => format!("field `{f}` of `{m}` "),
+        (Some(f), None) => format!("field `{f}` "),
+        (None, Some(m)) => format!("a value of `{m}` "),
+        (None, None) => "a value ".to_owned(),
+    }
+}
+
 /// What the deserializer says went wrong: bson's message alone (the error
 /// names the field on its own), or the kind of error when bson gave none.
 pub(super) fn deserialize_reason(err: &bson::error::Error) -> String {

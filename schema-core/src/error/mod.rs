@@ -408,11 +408,9 @@ pub enum Error {
     /// A typed change stream yielded an error or stopped (see [`ChangeError`]).
     #[error("{0}")]
     Change(Box<ChangeError>),
-    /// A named consumer ([`Consumer`](crate::Consumer), and the
-    /// [`CopyFollower`](crate::CopyFollower) that is one) stopped with
-    /// `source`: its handler's error, a transaction's past its retry
-    /// policy, or its change stream's ([`Error::Change`]). The consumer's
-    /// position is where the last change it handled left it.
+    /// A named [`Consumer`](crate::Consumer) (or a [`CopyFollower`](crate::CopyFollower))
+    /// stopped with `source`: its handler's, a transaction's or its
+    /// stream's error; its position is where its last change left it.
     #[error("consumer `{name}` stopped: {source}")]
     Consumer {
         /// The consumer's name (its document in `schema_consumers`).
@@ -420,15 +418,30 @@ pub enum Error {
         /// Why it stopped.
         source: Box<Error>,
     },
-    /// An aggregation the builder refused before sending anything: a group
-    /// reading a path through an array no earlier stage unwound, or whose
-    /// rows' arrays could hold more than 16 MiB (the arithmetic is in
-    /// `reason`). The index guard's refusals are [`Error::Unindexed`].
+    /// An aggregation refused before sending anything: a group reading a
+    /// path through an array not unwound, or whose rows' arrays could hold
+    /// more than 16 MiB (`reason` has the arithmetic; the guard's refusals
+    /// are [`Error::Unindexed`]).
     #[error("aggregation on `{collection}` refused, nothing was sent: {reason}")]
     AggregateRefused {
         /// The collection the pipeline runs on.
         collection: &'static str,
         /// Why, and what to change.
+        reason: String,
+    },
+    /// Encrypting, decrypting or keeping a data key failed (the `encryption`
+    /// feature); the message names the model, field and key, never a value.
+    #[error("cannot {action} {}with the data key `{key}`: {reason}", encryption_subject(*model, field.as_deref()))]
+    Encryption {
+        /// What was attempted: `encrypt`, `decrypt`, `create`, `read`.
+        action: &'static str,
+        /// The model's Rust name, when a model's field was concerned.
+        model: Option<&'static str>,
+        /// The field's stored name, when known.
+        field: Option<String>,
+        /// The data key's alt name, or its id when only a ciphertext names it.
+        key: String,
+        /// libmongocrypt's account, or what to do.
         reason: String,
     },
     /// A document would be over the server's limit of
@@ -470,8 +483,8 @@ pub use driver::DriverError;
 pub use insert_many::{FailedInsert, InsertManyFailure};
 pub use message::QueryFields;
 use message::{
-    clash_message, deserialize_reason, field_prefix, no_collections_message, rules_text,
-    serialize_reason, setup_refused_message, unindexed_message, unreachable_message,
+    clash_message, deserialize_reason, encryption_subject, field_prefix, no_collections_message,
+    rules_text, serialize_reason, setup_refused_message, unindexed_message, unreachable_message,
     unsupported_message,
 };
 pub(crate) use message::{id_text, raw_id};
@@ -480,11 +493,6 @@ pub(crate) use message::{
 };
 pub(crate) use server::DriverErrorExt;
 
-impl From<mongodb::error::Error> for Error {
-    fn from(err: mongodb::error::Error) -> Self {
-        Error::Driver(DriverError(err))
-    }
-}
 pub use server::{code, label};
 
 /// `Result` with this crate's [`Error`].
