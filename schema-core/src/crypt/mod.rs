@@ -7,9 +7,10 @@
 //! key that wraps the data keys, and the key vault (by default
 //! `encryption.__keyVault`, with the unique partial index on `keyAltNames`
 //! the specification asks for). A data key is named by its key alt name;
-//! a model's encrypted field uses `"<collection>.<field>"` (the stored
-//! names), so two models never share a key by accident and the name says
-//! what the key protects.
+//! the convention is `"<collection>.<field>"` (the stored names), so two
+//! models never share a key by accident and the name says what the key
+//! protects (the declaration on a model's fields, to come, names its keys
+//! so).
 //!
 //! Two algorithms, the FLE1 ones ([`Algorithm`]): deterministic (the same
 //! value under the same key gives the same bytes, so an equality query on
