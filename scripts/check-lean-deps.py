@@ -6,6 +6,10 @@ The library brings no runtime: the caller does. So the tokio features it
 declares must be exactly the tokio modules its sources name (`tokio::sync`,
 `tokio::time`, ...), with tokio's default features off. The runtime, macros,
 processes and I/O belong to the root dev package (tests, examples, benches).
+One exception, behind a feature: the `schema` binary (`src/bin/`, the `cli`
+feature) builds a runtime, with `tokio/rt` turned on by that feature alone,
+never by the library's own dependency line; no library file names
+`tokio::runtime`.
 
 `schema-core` is built on bson 3 and re-exports it: the driver must be asked
 for `bson-3` and never for `bson-2` (which its default features and
@@ -43,13 +47,29 @@ def main():
     if tokio[0]["uses_default_features"]:
         problems.append("tokio's default features are on (set default-features = false)")
 
+    # What a feature of schema-core turns on in tokio (`cli = ["tokio/rt"]`).
+    by_feature = {
+        f.split("/", 1)[1]
+        for enabled in core["features"].values()
+        for f in enabled
+        if f.startswith("tokio/")
+    }
     src = pathlib.Path(core["manifest_path"]).parent / "src"
+    bins = src / "bin"
     used = set()
     for path in src.rglob("*.rs"):
         text = path.read_text()
-        used |= {m for m in re.findall(r"\btokio::(\w+)", text) if m in GATED}
+        names = {m for m in re.findall(r"\btokio::(\w+)", text)}
+        if "runtime" in names:
+            if bins not in path.parents:
+                problems.append(f"{path.relative_to(src)} builds a runtime: only a binary may")
+            elif "rt" not in by_feature:
+                problems.append("the binary builds a runtime and no feature turns on `tokio/rt`")
+        used |= {m for m in names if m in GATED}
         if re.search(r"#\[\s*tokio::(main|test)", text):
             used.add("macros")
+    if "rt" in declared:
+        problems.append("the library's tokio dependency asks for `rt`: it brings no runtime")
     if extra := sorted(declared - used):
         problems.append(f"declares tokio features its code does not use: {extra}")
     if missing := sorted(used - declared):

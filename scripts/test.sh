@@ -45,13 +45,14 @@ trap 'rm -f "$log" "$rel"' EXIT
 cargo test --workspace --lib --bins --tests --features tracing --no-run
 # The reliability binary (servers of its own, killed and restarted: minutes
 # spent waiting on them) runs from here beside the steps below, and its
-# output is read at the end. `--test '[!r]*'` is every other test target;
+# output is read at the end. `--test '[!re]*'` is every other test target
+# but `encryption` (the feature's, with the C library: its own step below);
 # this check keeps it so.
 cargo metadata --no-deps --format-version 1 | python3 -c '
 import json, sys
 tests = [t["name"] for p in json.load(sys.stdin)["packages"] for t in p["targets"] if "test" in t["kind"]]
-hidden = sorted(n for n in tests if n.startswith("r") and n != "reliability")
-sys.exit(f"test targets the pattern [!r]* would skip: {hidden}" if hidden else 0)'
+hidden = sorted(n for n in tests if n[0] in "re" and n not in ("reliability", "encryption"))
+sys.exit(f"test targets the pattern [!re]* would skip: {hidden}" if hidden else 0)'
 cargo test -p schema-workspace --features tracing --test reliability >"$rel" 2>&1 &
 reliability=$!
 # schema-core's doctests (with `tracing`, and `cli`, which the root package
@@ -61,7 +62,18 @@ reliability=$!
 # serde_json, time, bson, the driver and itself once more for its doctests
 # alone; together they reuse the build above.
 cargo test -p schema-core -p schema-workspace --doc --features tracing 2>&1 | tee -a "$log"
-cargo test --workspace --lib --bins --features tracing --test '[!r]*' 2>&1 | tee -a "$log"
+cargo test --workspace --lib --bins --features tracing --test '[!re]*' 2>&1 | tee -a "$log"
+step "encryption (libmongocrypt found or fetched; the feature's clippy, known-answer and server-backed tests)"
+# The `encryption` feature links libmongocrypt >= 1.18: the script prints
+# the directory of one it found, or of the pymongocrypt wheel's build it
+# fetched into its cache. Its tests are a binary of their own, so that the
+# steps above never need the library.
+crypt_dir="$(bash scripts/install-mongocrypt.sh)"
+export MONGOCRYPT_LIB_DIR="$crypt_dir"
+export LD_LIBRARY_PATH="$crypt_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+cargo clippy -p schema-core --all-targets --features encryption -- -D warnings
+cargo test -p schema-core --features tracing,encryption --lib crypt:: 2>&1 | tee -a "$log"
+cargo test --features tracing,encryption --test encryption 2>&1 | tee -a "$log"
 step "diagrams (docs/diagrams.md rendered to SVG by mermaid-cli, in Chromium)"
 bash scripts/render-diagrams.sh
 step "reliability (started with the tests)"

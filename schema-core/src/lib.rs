@@ -38,6 +38,8 @@ mod adopt;
 pub mod aggregate;
 #[cfg(feature = "cli")]
 pub mod cli;
+#[cfg(feature = "encryption")]
+pub mod crypt;
 mod error;
 mod evolution;
 mod exec;

@@ -107,26 +107,12 @@ fn parse<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<View<'a>> {
         };
         cx.error_at(input.ident.span(), msg);
     }
-    if !input.generics.params.is_empty() {
-        cx.error_spanned_by(
-            &input.generics,
-            "a projection has no type or lifetime parameters",
-        );
-    }
-    let fields = match &input.data {
-        Data::Struct(data) => match &data.fields {
-            Fields::Named(named) => Some(&named.named),
-            _ => None,
-        },
-        _ => None,
-    };
-    let Some(fields) = fields else {
-        cx.error_at(
-            input.ident.span(),
-            "a projection is a struct with named fields, each a field of the model",
-        );
-        return None;
-    };
+    let fields = named_fields(
+        cx,
+        input,
+        "a projection",
+        "a projection is a struct with named fields, each a field of the model",
+    )?;
     let container = crate::serde::container(&input.attrs);
     let mut out = Vec::new();
     for field in fields {
@@ -197,6 +183,35 @@ fn field_consts(input: &DeriveInput, view: &View) -> TokenStream {
             #vis const FIELDS: #fields_ident = #fields_ident { #(#values),* };
         }
     }
+}
+
+/// The named fields of a struct that views or derives from a model (a
+/// projection, a row): an error for type or lifetime parameters (`what`
+/// has none), and `None` with the error `shape` for anything but a struct
+/// with named fields.
+pub(crate) fn named_fields<'a>(
+    cx: &Ctxt,
+    input: &'a DeriveInput,
+    what: &str,
+    shape: &str,
+) -> Option<&'a syn::punctuated::Punctuated<syn::Field, syn::Token![,]>> {
+    if !input.generics.params.is_empty() {
+        cx.error_spanned_by(
+            &input.generics,
+            format!("{what} has no type or lifetime parameters"),
+        );
+    }
+    let fields = match &input.data {
+        Data::Struct(data) => match &data.fields {
+            Fields::Named(named) => Some(&named.named),
+            _ => None,
+        },
+        _ => None,
+    };
+    if fields.is_none() {
+        cx.error_at(input.ident.span(), shape);
+    }
+    fields
 }
 
 fn expand(input: &DeriveInput, view: &View) -> TokenStream {

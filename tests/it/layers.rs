@@ -26,6 +26,7 @@ const CORE_LAYERS: &[&str] = &[
     "exec",
     "txn",
     "model",
+    "crypt",
     "typed",
     "repo",
     "query",
@@ -93,6 +94,11 @@ fn modules(src: &Path) -> Vec<Module> {
         for entry in fs::read_dir(&dir).expect("list a source folder") {
             let path = entry.expect("a directory entry").path();
             if path.is_dir() {
+                // A binary (`src/bin/`) is no module of the library: it
+                // uses the crate by its name, as any user does.
+                if path.file_name().is_some_and(|n| n == "bin") && path.parent() == Some(src) {
+                    continue;
+                }
                 pending.push(path);
             } else if path.extension().is_some_and(|e| e == "rs") {
                 let code = code_of(&path);

@@ -6,7 +6,10 @@ use mongodb::{Cursor, Database};
 
 use crate::error::{Error, Result};
 
-/// The collections of `db` in name order (views and `system.*` left out).
+/// The collections of `db` in name order (views and `system.*` left out);
+/// [`Error::NoCollections`] when there is none, naming the databases the
+/// server lists: an audit or a pull of nothing (a misspelled name) would
+/// otherwise pass as a database with nothing to report.
 pub(crate) async fn collections(db: &Database) -> Result<Vec<String>> {
     let mut names = db
         .list_collection_names()
@@ -15,6 +18,23 @@ pub(crate) async fn collections(db: &Database) -> Result<Vec<String>> {
         .map_err(|e| Error::from_server(e, "list the collections of", db.name()))?;
     names.retain(|n| !n.starts_with("system."));
     names.sort();
+    if names.is_empty() {
+        // The databases this user may read (`authorizedDatabases`), so a
+        // user without the right to list them all still gets a list; none
+        // when even that is refused: the error is about `db` either way.
+        let mut existing = db
+            .client()
+            .list_database_names()
+            .authorized_databases(true)
+            .await
+            .unwrap_or_default();
+        existing.retain(|n| !matches!(n.as_str(), "admin" | "config" | "local") && n != db.name());
+        existing.sort();
+        return Err(Error::NoCollections {
+            database: db.name().to_owned(),
+            existing,
+        });
+    }
     Ok(names)
 }
 

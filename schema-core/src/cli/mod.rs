@@ -1,10 +1,15 @@
-//! The schema command, for a binary of your own (`cli` feature): one
-//! function given your [`Schema`] gives `plan`, `sync`, `verify`,
-//! `repair`, `migrate` and `diagram`, with the server and database from the command line or the
-//! environment.
+//! The schema command (`cli` feature): `audit` and `pull`, which need no
+//! models, and, given your [`Schema`], `plan`, `sync`, `verify`, `repair`,
+//! `migrate` and `diagram`, with the server and database from the command
+//! line or the environment.
 //!
-//! The binary's `main` (async, under the runtime your program uses; the
-//! examples' `schema` binary is `examples/schema.rs`) awaits [`run`]:
+//! `cargo install schema-core --features cli` installs a `schema` binary
+//! without models: `audit` and `pull` run there, and a command that needs
+//! the models says how to get them (an empty [`Schema`] gets the same
+//! answer). The binary that runs them all is yours: its `main` (async,
+//! under the runtime your program uses; the examples' `schema` binary is
+//! `examples/schema.rs`) awaits [`run`] with your models (the `schema()`
+//! that `pull` writes lists them):
 //!
 //! ```no_run
 //! # use schema_core::prelude::*;
@@ -30,6 +35,7 @@
 //! schema --db shop migrate --check       # exit 1 while a document is at an earlier version
 //! schema --db shop audit --format json   # exit 1 on a finding; progress on standard error
 //! schema --db shop pull --out src/models.rs # the models the data implies, as Rust source
+//! schema --db shop pull --out src/models.rs --force # replace the file pulled before
 //! schema diagram > docs/models.md        # no server needed
 //! ```
 //!
@@ -45,7 +51,10 @@
 //! Exit codes: 0 done (in sync, consistent, migrated); 1 `plan --check` found
 //! work to do, `verify` found a fault, or `migrate --check` documents at an
 //! earlier version, or `audit` a finding; 2 the arguments were wrong (clap's usage
-//! message); 3 an error (the server, the model), on standard error.
+//! message), or the command needs models this binary has not; 3 an error (the
+//! server, the model), on standard error; 4 `audit` or `pull` found no
+//! collection in the database (it does not exist: a misspelled `--db`), the
+//! error naming the databases there are ([`CliError::exit_code`]).
 
 mod audit;
 mod migrate;
@@ -63,7 +72,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::error::Error;
+use crate::error::{Error, Wording};
 use crate::evolution::migrate::MigrateOptions;
 use crate::relation::verify::RepairOptions;
 use crate::setup::apply::{OnViolations, SyncOptions};
@@ -77,7 +86,8 @@ pub const SERVER_SELECTION_TIMEOUT: Duration = Duration::from_secs(5);
 #[derive(Debug, Parser)]
 #[command(
     name = "schema",
-    about = "Plan, sync, verify, repair, migrate and draw the models of a schema"
+    about = "Audit a database and pull its models; plan, sync, verify, repair, migrate and draw \
+             the models of a schema (those need a binary of your own with the models)"
 )]
 struct Args {
     /// The server's URI.
@@ -184,9 +194,28 @@ enum Command {
         /// Write the source to this file instead of standard output.
         #[arg(long)]
         out: Option<std::path::PathBuf>,
+        /// Replace the `--out` file when it exists (refused otherwise).
+        #[arg(long, requires = "out")]
+        force: bool,
     },
     /// Print the models as a Mermaid flowchart (no server needed).
     Diagram,
+}
+
+impl Command {
+    /// The command's name when it needs the models (all but `audit` and
+    /// `pull`).
+    fn needs_models(&self) -> Option<&'static str> {
+        Some(match self {
+            Command::Audit { .. } | Command::Pull { .. } => return None,
+            Command::Plan { .. } => "plan",
+            Command::Sync { .. } => "sync",
+            Command::Verify => "verify",
+            Command::Repair { .. } => "repair",
+            Command::Migrate { .. } => "migrate",
+            Command::Diagram => "diagram",
+        })
+    }
 }
 
 /// `--on-violations` (see [`OnViolations`]).
@@ -237,12 +266,12 @@ where
             } else {
                 print!("{e}");
             }
-            ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2))
+            CliError::Usage(e).exit_code()
         }
         Err(e) => {
             // Masked again: the database's name, say, is quoted by errors.
             eprintln!("error: {}", secrets.scrub(&e.to_string()));
-            ExitCode::from(3)
+            e.exit_code()
         }
     }
 }
@@ -262,8 +291,26 @@ where
     let secrets = redact::Secrets::gather(&args);
     let args =
         Args::try_parse_from(args).map_err(|e| CliError::Usage(UsageError::new(&e, &secrets)))?;
+    if let Some(command) = args
+        .command
+        .needs_models()
+        .filter(|_| schema.models().is_empty())
+    {
+        return Err(CliError::NoModels { command });
+    }
     if let Command::Diagram = args.command {
         return draw(schema, out);
+    }
+    if let Command::Pull {
+        out: Some(file),
+        force: false,
+        ..
+    } = &args.command
+    {
+        // Before anything is read: the file may hold the user's edits.
+        if file.exists() {
+            return Err(CliError::OutExists(file.clone()));
+        }
     }
     let command = args.command;
     let name = args.db.as_deref().ok_or(CliError::NoDatabase)?;
@@ -319,6 +366,7 @@ async fn against(
             headroom,
             long,
             out: file,
+            force: _,
         } => {
             let options = crate::PullOptions {
                 sample,
@@ -330,7 +378,7 @@ async fn against(
         }
         Command::Plan { check } => {
             let plan = schema.plan(db).await?;
-            write!(out, "{plan}")?;
+            write!(out, "{}", plan.in_command_words())?;
             check && !plan.is_empty()
         }
         Command::Sync {
@@ -347,19 +395,14 @@ async fn against(
             if report.applied.is_empty() {
                 writeln!(out, "applied: nothing")?;
             }
-            for (what, actions) in [
-                ("applied", &report.applied),
-                ("left alone", &report.left_alone),
-            ] {
-                for a in actions {
-                    writeln!(
-                        out,
-                        "{what}: {} {} {}",
-                        a.collection(),
-                        a.verb(),
-                        a.detail()
-                    )?;
-                }
+            let moderate = options.on_violations == OnViolations::ValidateModerate;
+            for a in &report.applied {
+                let (c, verb, detail) = (a.collection(), a.verb(), a.applied_detail(moderate));
+                writeln!(out, "applied: {c} {verb} {detail}")?;
+            }
+            for a in &report.left_alone {
+                let (c, verb, detail) = (a.collection(), a.verb(), a.detail_in(Wording::Command));
+                writeln!(out, "left alone: {c} {verb} {detail}")?;
             }
             false
         }

@@ -8,8 +8,9 @@ use super::CliError;
 use crate::adopt::pull::{pull, PullOptions};
 
 /// Pulls `db` and writes the source to `file` (saying so, with the arrays
-/// left without a bound) or to `out`. Never a finding: the source is the
-/// result.
+/// left without a bound and the next step) or to `out`. Never a finding:
+/// the source is the result. The caller has refused an existing `file`
+/// unless told `--force`.
 pub(super) async fn run(
     db: &mongodb::Database,
     options: &PullOptions,
@@ -22,12 +23,9 @@ pub(super) async fn run(
         return Ok(false);
     };
     std::fs::write(file, &pulled.source)?;
-    writeln!(
-        out,
-        "pulled {} models into {}",
-        pulled.models.len(),
-        file.display()
-    )?;
+    let n = pulled.models.len();
+    let s = if n == 1 { "" } else { "s" };
+    writeln!(out, "pulled {n} model{s} into {}", file.display())?;
     for path in pulled.unbounded() {
         writeln!(
             out,
@@ -35,5 +33,12 @@ pub(super) async fn run(
              models compile"
         )?;
     }
+    writeln!(
+        out,
+        "next: a `src/bin/schema.rs` whose `main` awaits \
+         `schema_core::cli::run(&models::schema())` runs `plan` and `sync` on these models \
+         (`cargo run --bin schema -- --db {} plan`)",
+        db.name()
+    )?;
     Ok(false)
 }

@@ -51,3 +51,9 @@ impl fmt::Debug for DriverError {
             .finish()
     }
 }
+
+impl From<mongodb::error::Error> for super::Error {
+    fn from(err: mongodb::error::Error) -> Self {
+        super::Error::Driver(DriverError(err))
+    }
+}

@@ -9,6 +9,17 @@ pub(super) fn field_prefix(field: Option<&str>, then: &str) -> String {
     }
 }
 
+/// What an encryption error is about: "field `email` of `User` ", or
+/// nothing when no model is concerned.
+pub(super) fn encryption_subject(model: Option<&str>, field: Option<&str>) -> String {
+    match (field, model) {
+        (Some(f), Some(m)) => format!("field `{f}` of `{m}` "),
+        (Some(f), None) => format!("field `{f}` "),
+        (None, Some(m)) => format!("a value of `{m}` "),
+        (None, None) => "a value ".to_owned(),
+    }
+}
+
 /// What the deserializer says went wrong: bson's message alone (the error
 /// names the field on its own), or the kind of error when bson gave none.
 pub(super) fn deserialize_reason(err: &bson::error::Error) -> String {
@@ -163,7 +174,23 @@ pub(super) fn clash_message(collection: &str, first: &str, second: &str) -> Stri
     )
 }
 
-pub(super) fn rejects_existing_message(collection: &str, count: u64, ids: &[String]) -> String {
+/// Who a message's advice is for: a program calling the library (it names
+/// the options: `SyncOptions::on_violations`) or someone running the schema
+/// command (it names the flags: `--on-violations`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wording {
+    Library,
+    /// Only the schema command (`cli` feature) speaks so.
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))]
+    Command,
+}
+
+pub(crate) fn rejects_existing_message(
+    collection: &str,
+    count: u64,
+    ids: &[String],
+    wording: Wording,
+) -> String {
     let (s, fail, them, they) = if count == 1 {
         ("", "fails", "it", "it stays")
     } else {
@@ -174,14 +201,98 @@ pub(super) fn rejects_existing_message(collection: &str, count: u64, ids: &[Stri
     } else {
         ""
     };
+    let (plan, moderate, apply) = match wording {
+        Wording::Library => (
+            "`Schema::plan`",
+            "set `SyncOptions::on_violations` to `OnViolations::ValidateModerate`",
+            "`OnViolations::Apply`",
+        ),
+        Wording::Command => (
+            "`schema plan`",
+            "run `schema sync --on-violations moderate`",
+            "`--on-violations apply`",
+        ),
+    };
     format!(
         "{count} existing document{s} of `{collection}` {fail} the model's validator (_id \
          {}{more}): once it is applied, every write to {them} would be refused (code 121); \
-         fix {them} first (`Schema::plan` counts them), or set `SyncOptions::on_violations` \
-         to `OnViolations::ValidateModerate` (validationLevel \"moderate\": {they} \
-         writable, unchecked) or `OnViolations::Apply`; nothing was changed",
+         fix {them} first ({plan} counts them), or {moderate} (validationLevel \"moderate\": \
+         {they} writable, unchecked, and a later sync restores \"strict\" once none fails) \
+         or {apply}; nothing was changed",
         ids.join(", ")
     )
+}
+
+/// [`Error::IndexConflict`](super::Error::IndexConflict)'s message.
+pub(crate) fn index_conflict_message(
+    collection: &str,
+    server: &str,
+    wanted: &str,
+    wording: Wording,
+) -> String {
+    let replace = match wording {
+        Wording::Library => "run setup with `replace_conflicting`",
+        Wording::Command => "run `schema sync --replace-conflicting`",
+    };
+    format!(
+        "index conflict on `{collection}`: the server has `{server}` but the model declares \
+         `{wanted}`; drop the server's index, or {replace}"
+    )
+}
+
+/// [`Error::MissingIndex`](super::Error::MissingIndex)'s message.
+pub(crate) fn missing_index_message(collection: &str, index: &str, wording: Wording) -> String {
+    let sync = match wording {
+        Wording::Library => "run setup (`Schema::sync`) first",
+        Wording::Command => "run `schema sync` first",
+    };
+    format!("`{collection}` has no index `{index}`, which this query rides: {sync}")
+}
+
+/// [`Error::NoCollections`](super::Error::NoCollections)'s message: the
+/// database, the ones there are, and the closest name among them.
+pub(super) fn no_collections_message(database: &str, existing: &[String]) -> String {
+    let there = if existing.is_empty() {
+        "the server lists no database to this user besides admin, config and local".to_owned()
+    } else {
+        let names: Vec<String> = existing.iter().map(|n| format!("`{n}`")).collect();
+        format!(
+            "the databases on this server (besides admin, config and local) are {}",
+            names.join(", ")
+        )
+    };
+    let close = existing
+        .iter()
+        .map(|n| (distance(database, n), n))
+        .filter(|(d, n)| *d <= 2.max(database.len() / 4) && *d < n.len())
+        .min();
+    let hint = match close {
+        Some((_, name)) => format!("; did you mean `{name}`?"),
+        None => String::new(),
+    };
+    format!(
+        "the database `{database}` has no collections: it does not exist, or holds none \
+         (check its name); {there}{hint}; nothing was read"
+    )
+}
+
+/// The edit distance between two names (insertions, deletions,
+/// substitutions), for "did you mean".
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 pub(super) fn unsupported_message(models: &[&'static str]) -> String {

@@ -39,8 +39,8 @@ pub enum Error {
     },
     /// An index with the model's name or keys exists with another definition.
     #[error(
-        "index conflict on `{collection}`: the server has `{server}` but the model declares \
-         `{wanted}`; drop the server's index, or run setup with `replace_conflicting`"
+        "{}",
+        index_conflict_message(collection, server, wanted, Wording::Library)
     )]
     IndexConflict {
         /// Collection name.
@@ -81,7 +81,7 @@ pub enum Error {
     /// Setup would change a validator that existing documents fail (after
     /// it, every write to them would be refused with code 121); nothing was
     /// changed. See [`OnViolations`](crate::OnViolations).
-    #[error("{}", rejects_existing_message(collection, *count, ids))]
+    #[error("{}", rejects_existing_message(collection, *count, ids, Wording::Library))]
     ValidatorRejectsExisting {
         /// Collection name.
         collection: String,
@@ -90,6 +90,17 @@ pub enum Error {
         /// The first of their `_id`s, in `_id` order, as text: a string as it
         /// is, an `ObjectId` in hex, any other value as relaxed extended JSON.
         ids: Vec<String>,
+    },
+    /// The database holds no collection to read: it does not exist (a
+    /// misspelled name, say), or it has none; refused before an audit or a
+    /// pull reports nothing as if all were well.
+    #[error("{}", no_collections_message(database, existing))]
+    NoCollections {
+        /// The database asked for.
+        database: String,
+        /// The databases the server lists (`admin`, `config` and `local`
+        /// left out), by name; empty when it lists none to this user.
+        existing: Vec<String>,
     },
     /// The schema needs multi-document transactions and the server is standalone.
     #[error("{}", unsupported_message(models))]
@@ -233,10 +244,7 @@ pub enum Error {
         labels: Vec<String>,
     },
     /// A helper that rides an index found it missing on the server.
-    #[error(
-        "`{collection}` has no index `{index}`, which this query rides: run setup \
-         (`Schema::sync`) first"
-    )]
+    #[error("{}", missing_index_message(collection, index, Wording::Library))]
     MissingIndex {
         /// Collection name.
         collection: &'static str,
@@ -400,11 +408,9 @@ pub enum Error {
     /// A typed change stream yielded an error or stopped (see [`ChangeError`]).
     #[error("{0}")]
     Change(Box<ChangeError>),
-    /// A named consumer ([`Consumer`](crate::Consumer), and the
-    /// [`CopyFollower`](crate::CopyFollower) that is one) stopped with
-    /// `source`: its handler's error, a transaction's past its retry
-    /// policy, or its change stream's ([`Error::Change`]). The consumer's
-    /// position is where the last change it handled left it.
+    /// A named [`Consumer`](crate::Consumer) (or a [`CopyFollower`](crate::CopyFollower))
+    /// stopped with `source`: its handler's, a transaction's or its
+    /// stream's error; its position is where its last change left it.
     #[error("consumer `{name}` stopped: {source}")]
     Consumer {
         /// The consumer's name (its document in `schema_consumers`).
@@ -412,15 +418,30 @@ pub enum Error {
         /// Why it stopped.
         source: Box<Error>,
     },
-    /// An aggregation the builder refused before sending anything: a group
-    /// reading a path through an array no earlier stage unwound, or whose
-    /// rows' arrays could hold more than 16 MiB (the arithmetic is in
-    /// `reason`). The index guard's refusals are [`Error::Unindexed`].
+    /// An aggregation refused before sending anything: a group reading a
+    /// path through an array not unwound, or whose rows' arrays could hold
+    /// more than 16 MiB (`reason` has the arithmetic; the guard's refusals
+    /// are [`Error::Unindexed`]).
     #[error("aggregation on `{collection}` refused, nothing was sent: {reason}")]
     AggregateRefused {
         /// The collection the pipeline runs on.
         collection: &'static str,
         /// Why, and what to change.
+        reason: String,
+    },
+    /// Encrypting, decrypting or keeping a data key failed (the `encryption`
+    /// feature); the message names the model, field and key, never a value.
+    #[error("cannot {action} {}with the data key `{key}`: {reason}", encryption_subject(*model, field.as_deref()))]
+    Encryption {
+        /// What was attempted: `encrypt`, `decrypt`, `create`, `read`.
+        action: &'static str,
+        /// The model's Rust name, when a model's field was concerned.
+        model: Option<&'static str>,
+        /// The field's stored name, when known.
+        field: Option<String>,
+        /// The data key's alt name, or its id when only a ciphertext names it.
+        key: String,
+        /// libmongocrypt's account, or what to do.
         reason: String,
     },
     /// A document would be over the server's limit of
@@ -462,18 +483,16 @@ pub use driver::DriverError;
 pub use insert_many::{FailedInsert, InsertManyFailure};
 pub use message::QueryFields;
 use message::{
-    clash_message, deserialize_reason, field_prefix, rejects_existing_message, rules_text,
-    serialize_reason, setup_refused_message, unindexed_message, unreachable_message,
+    clash_message, deserialize_reason, encryption_subject, field_prefix, no_collections_message,
+    rules_text, serialize_reason, setup_refused_message, unindexed_message, unreachable_message,
     unsupported_message,
 };
 pub(crate) use message::{id_text, raw_id};
+pub(crate) use message::{
+    index_conflict_message, missing_index_message, rejects_existing_message, Wording,
+};
 pub(crate) use server::DriverErrorExt;
 
-impl From<mongodb::error::Error> for Error {
-    fn from(err: mongodb::error::Error) -> Self {
-        Error::Driver(DriverError(err))
-    }
-}
 pub use server::{code, label};
 
 /// `Result` with this crate's [`Error`].

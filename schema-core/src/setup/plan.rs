@@ -16,6 +16,7 @@
 
 use std::fmt;
 
+use crate::error::Wording;
 pub use crate::model::index::server::ServerIndex;
 use crate::model::index::IndexSpec;
 pub(crate) use crate::setup::step::{Step, Unsharded, VersionCount};
@@ -79,6 +80,31 @@ impl Plan {
 
 impl fmt::Display for Plan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.fmt_in(f, Wording::Library)
+    }
+}
+
+/// A plan shown with its advice in the schema command's words (see
+/// [`Plan::in_command_words`]).
+#[cfg(feature = "cli")]
+pub(crate) struct InCommandWords<'a>(&'a Plan);
+
+#[cfg(feature = "cli")]
+impl fmt::Display for InCommandWords<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt_in(f, Wording::Command)
+    }
+}
+
+impl Plan {
+    /// The plan as the schema command prints it: its advice names the
+    /// command's flags (`--on-violations`), not the library's options.
+    #[cfg(feature = "cli")]
+    pub(crate) fn in_command_words(&self) -> InCommandWords<'_> {
+        InCommandWords(self)
+    }
+
+    fn fmt_in(&self, f: &mut fmt::Formatter<'_>, wording: Wording) -> fmt::Result {
         if self.steps.is_empty() {
             writeln!(f, "in sync: nothing to do")?;
             self.fmt_notes(f)?;
@@ -87,7 +113,10 @@ impl fmt::Display for Plan {
         let rows: Vec<[String; 3]> = self
             .steps
             .iter()
-            .map(|a| [a.collection().to_owned(), a.verb().to_owned(), a.detail()])
+            .map(|a| {
+                let detail = a.detail_in(wording);
+                [a.collection().to_owned(), a.verb().to_owned(), detail]
+            })
             .collect();
         let header = [
             "collection".to_owned(),

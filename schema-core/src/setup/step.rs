@@ -5,6 +5,7 @@ use std::fmt;
 
 use bson::{doc, Bson, Document};
 
+use crate::error::Wording;
 use crate::model::index::server::ServerIndex;
 use crate::model::index::IndexSpec;
 
@@ -211,7 +212,39 @@ impl Step {
         }
     }
 
-    pub(crate) fn detail(&self) -> String {
+    /// What `sync` did for this step, in the command's words: for a
+    /// validator that existing documents fail, the level it was applied at
+    /// (`moderate`, or `strict` anyway) instead of the plan's advice.
+    #[cfg(feature = "cli")]
+    pub(crate) fn applied_detail(&self, moderate: bool) -> String {
+        match self {
+            Step::UpdateValidator {
+                current,
+                wanted,
+                violators,
+                ..
+            } if !violators.is_empty() => {
+                let from = if current.is_some() { "changed" } else { "none" };
+                let level = if moderate {
+                    "\"moderate\": they stay writable, unchecked, and a later sync restores \
+                     \"strict\" once none fails"
+                } else {
+                    "\"strict\" anyway: every write to them is refused until they are fixed"
+                };
+                format!(
+                    "{from} -> $jsonSchema ({} properties); {violators}: applied at \
+                     validationLevel {level}",
+                    property_count(wanted)
+                )
+            }
+            _ => self.detail_in(Wording::Command),
+        }
+    }
+
+    /// What the step does, in a plan's third column, its advice in
+    /// `wording`'s terms (the option `on_violations`, or the command's
+    /// `--on-violations`).
+    pub(crate) fn detail_in(&self, wording: Wording) -> String {
         match self {
             Step::CreateCollection { validator, .. } => {
                 format!("with validator ({} properties)", property_count(validator))
@@ -238,9 +271,12 @@ impl Step {
                     property_count(wanted)
                 );
                 if !violators.is_empty() {
+                    let how = match wording {
+                        Wording::Library => "`on_violations`",
+                        Wording::Command => "`--on-violations`",
+                    };
                     detail.push_str(&format!(
-                        "; {violators}: refused unless the data is fixed or \
-                         `on_violations` says how"
+                        "; {violators}: refused unless the data is fixed or {how} says how"
                     ));
                 }
                 detail

@@ -16,7 +16,7 @@ use ast::{ArrayKind, ModelPath, Operand, RowField, RowInput, Source};
 
 use proc_macro2::{Span, TokenStream};
 use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Expr, Fields, Ident, Path};
+use syn::{DeriveInput, Expr, Ident, Path};
 
 use crate::ctxt::Ctxt;
 
@@ -116,23 +116,12 @@ fn parse<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<RowInput<'a>> {
             "a row names the model it groups: add `#[row(of = Order)]`",
         );
     }
-    if !input.generics.params.is_empty() {
-        cx.error_spanned_by(&input.generics, "a row has no type or lifetime parameters");
-    }
-    let fields = match &input.data {
-        Data::Struct(data) => match &data.fields {
-            Fields::Named(named) => Some(&named.named),
-            _ => None,
-        },
-        _ => None,
-    };
-    let Some(fields) = fields else {
-        cx.error_at(
-            input.ident.span(),
-            "a row is a struct with named fields, each with `#[group(...)]` saying where it comes from",
-        );
-        return None;
-    };
+    let fields = crate::projection::named_fields(
+        cx,
+        input,
+        "a row",
+        "a row is a struct with named fields, each with `#[group(...)]` saying where it comes from",
+    )?;
     let container = crate::serde::container(&input.attrs);
     let row_name = syn::ext::IdentExt::unraw(&input.ident).to_string();
     let mut out = Vec::new();
@@ -227,33 +216,25 @@ fn parse_group(cx: &Ctxt, attr: &syn::Attribute) -> Option<Source> {
                 keys.by_span = Some(span);
                 let content;
                 syn::parenthesized!(content in meta.input);
-                let list = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated(
-                    &content,
-                )?;
-                for item in list {
-                    let Expr::Assign(assign) = &item else {
-                        cx.error_spanned_by(
-                            &item,
-                            "`by` lists sort keys: `by(at = desc, id = asc)`",
-                        );
-                        continue;
-                    };
-                    let Some(path) = model_path(&assign.left) else {
-                        cx.error_spanned_by(&assign.left, PATH_HELP);
-                        continue;
-                    };
-                    let dir = match model_path(&assign.right).as_deref() {
-                        Some([d]) if d == "asc" => 1,
-                        Some([d]) if d == "desc" => -1,
-                        _ => {
-                            cx.error_spanned_by(
-                                &assign.right,
-                                "a sort direction is `asc` or `desc`",
-                            );
-                            continue;
-                        }
-                    };
-                    keys.by.push((path, dir));
+                // `by(at = desc, items.qty = asc)`, read token by token:
+                // an assignment is no expression syn parses without its
+                // `full` feature, which a user's build may not turn on.
+                while !content.is_empty() {
+                    let mut path: ModelPath = vec![content.parse()?];
+                    while content.peek(syn::Token![.]) {
+                        content.parse::<syn::Token![.]>()?;
+                        path.push(content.parse()?);
+                    }
+                    content.parse::<syn::Token![=]>()?;
+                    let dir: Ident = content.parse()?;
+                    match dir.to_string().as_str() {
+                        "asc" => keys.by.push((path, 1)),
+                        "desc" => keys.by.push((path, -1)),
+                        _ => cx.error_spanned_by(&dir, "a sort direction is `asc` or `desc`"),
+                    }
+                    if !content.is_empty() {
+                        content.parse::<syn::Token![,]>()?;
+                    }
                 }
             }
             "trunc" => {

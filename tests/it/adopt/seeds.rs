@@ -7,7 +7,8 @@
 //!   `authorId`), students and courses (id arrays on both sides, some links
 //!   one-sided as a crash between the two writes leaves them).
 //! - [`stuck_room`]: seed 000's chat room, 2,089 messages of 8,000 bytes,
-//!   past the point where a push can succeed.
+//!   past the point where a push can succeed; [`long_room`], its lighter
+//!   twin, past what the audit calls unbounded but far from 16 MiB.
 //! - [`shop`]: seed 001's customers, products and orders (an unindexed
 //!   `customer_id`, items referencing products with a price snapshot).
 //! - [`library`]: seed 003's authors and books (an indexed `author_id`) and
@@ -16,6 +17,10 @@
 //!   `details`, products with sku ids and copied colors, and the skus.
 //! - [`messy`]: one collection of mixed types, missing fields and deep
 //!   nesting.
+//! - [`helpdesk`]: agents and tickets whose numbers two versions of an
+//!   application wrote as different BSON types (an int here, a long there,
+//!   a double holding whole numbers as ints), the tickets indexed by
+//!   assignee and date.
 
 #![allow(dead_code)]
 
@@ -126,6 +131,29 @@ pub async fn stuck_room(db: &Database, rooms: usize) {
             let messages: Vec<Document> = (0..(r % 10) as i32)
                 .map(|n| doc! { "n": n, "text": format!("hello {n}") })
                 .collect();
+            doc! { "_id": format!("room_{r}"), "messages": messages }
+        })
+        .collect();
+    insert(db, "rooms", small).await;
+}
+
+/// A chat room `room1` whose `messages` grew past the 1,000 items the
+/// audit calls unbounded (`messages` items `{ n, text }` of about 20 bytes,
+/// pushed by old code), and `rooms` small rooms of at most 9 messages, in
+/// `rooms`: the stuck room's shape at a fraction of its size.
+pub async fn long_room(db: &Database, messages: i32, rooms: usize) {
+    let message = |n: i32| doc! { "n": n, "text": format!("hello {n}") };
+    let long = doc! {
+        "_id": "room1",
+        "messages": (0..messages).map(message).collect::<Vec<Document>>(),
+    };
+    db.collection::<Document>("rooms")
+        .insert_one(long)
+        .await
+        .unwrap();
+    let small = (0..rooms)
+        .map(|r| {
+            let messages: Vec<Document> = (0..(r % 10) as i32).map(message).collect();
             doc! { "_id": format!("room_{r}"), "messages": messages }
         })
         .collect();
@@ -318,4 +346,59 @@ pub async fn messy(db: &Database, count: usize) {
         })
         .collect();
     insert(db, "messy", docs).await;
+}
+
+/// A helpdesk two versions of an application wrote: 20 `agents` (`level`
+/// an int, a long from the sixth on) and `tickets` tickets: `assignee_id`
+/// an agent's id, indexed as the application lists an agent's newest
+/// tickets (`{assignee_id: 1, created: -1}`); `priority` an int in the
+/// first version's tickets, a long in the second's, missing in every tenth;
+/// `hours` a double, or an int when whole; `created` a date.
+pub async fn helpdesk(db: &Database, tickets: usize) {
+    let agents: Vec<ObjectId> = (0..20).map(|_| ObjectId::new()).collect();
+    insert(
+        db,
+        "agents",
+        agents
+            .iter()
+            .enumerate()
+            .map(|(i, id)| {
+                let level = if i < 5 {
+                    Bson::Int32(1 + i as i32 % 3)
+                } else {
+                    Bson::Int64(1 + i as i64 % 3)
+                };
+                doc! { "_id": id, "name": format!("Agent {i}"), "level": level }
+            })
+            .collect(),
+    )
+    .await;
+    let tickets = (0..tickets)
+        .map(|i| {
+            let mut d = doc! {
+                "_id": ObjectId::new(),
+                "subject": format!("Ticket {i}"),
+                "assignee_id": agents[i % agents.len()],
+                "created": DateTime::from_millis(EPOCH_MS + i as i64 * 60_000),
+            };
+            if i % 10 != 9 {
+                let priority = 1 + (i % 4) as i32;
+                let priority = if i % 2 == 0 {
+                    Bson::Int32(priority)
+                } else {
+                    Bson::Int64(i64::from(priority))
+                };
+                d.insert("priority", priority);
+            }
+            let hours = if i % 3 == 0 {
+                Bson::Int32((i % 8) as i32)
+            } else {
+                Bson::Double((i % 8) as f64 + 0.5)
+            };
+            d.insert("hours", hours);
+            d
+        })
+        .collect();
+    insert(db, "tickets", tickets).await;
+    index(db, "tickets", doc! { "assignee_id": 1, "created": -1 }).await;
 }

@@ -133,7 +133,7 @@ fn tuples_are_arrays_of_their_length() {
             "bsonType": "array",
             "minItems": 2_i64,
             "maxItems": 2_i64,
-            "items": [{ "bsonType": "string" }, { "bsonType": "int" }],
+            "items": [{ "bsonType": "string" }, i32::bson_schema()],
         }
     );
     let twelve = property("twelve");
@@ -151,7 +151,7 @@ fn a_fixed_array_of_tuples_is_bounded_twice() {
                 "bsonType": "array",
                 "minItems": 2_i64,
                 "maxItems": 2_i64,
-                "items": [{ "bsonType": "double" }, { "bsonType": "double" }],
+                "items": [f64::bson_schema(), f64::bson_schema()],
             },
             "minItems": 4_i64,
             "maxItems": 4_i64,
@@ -163,7 +163,7 @@ fn a_fixed_array_of_tuples_is_bounded_twice() {
 fn wrappers_are_described_as_what_they_store() {
     assert_eq!(property("title"), doc! { "bsonType": "string" });
     assert_eq!(property("votes"), u32::bson_schema());
-    assert_eq!(property("rank"), doc! { "bsonType": "long" });
+    assert_eq!(property("rank"), i64::bson_schema());
     assert_eq!(property("level"), Option::<u8>::bson_schema());
     assert_eq!(property("marker"), doc! { "bsonType": "null" });
     assert_eq!(property("raw"), doc! { "bsonType": "binData" });
@@ -173,7 +173,7 @@ fn wrappers_are_described_as_what_they_store() {
     );
     assert_eq!(
         property("weights"),
-        doc! { "bsonType": "array", "items": { "bsonType": "int" }, "maxItems": 4_i64 }
+        doc! { "bsonType": "array", "items": i32::bson_schema(), "maxItems": 4_i64 }
     );
     assert_eq!(
         property("aliases"),

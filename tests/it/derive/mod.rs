@@ -201,7 +201,7 @@ fn validator_bounds_embedded_arrays_and_nests_sub_documents() {
     );
     assert_eq!(
         item_properties.get_document("unit_price").unwrap(),
-        &doc! { "bsonType": "double" }
+        &f64::bson_schema()
     );
     assert_eq!(
         strings(item.get_array("required").unwrap()),
@@ -388,13 +388,13 @@ mod features {
                 {
                     "bsonType": "object",
                     "required": ["type", "pages"],
-                    "properties": { "type": { "enum": ["book"] }, "pages": { "bsonType": "int" } },
+                    "properties": { "type": { "enum": ["book"] }, "pages": i32::bson_schema() },
                     "additionalProperties": false,
                 },
                 {
                     "bsonType": "object",
                     "required": ["type", "minutes"],
-                    "properties": { "type": { "enum": ["dvd"] }, "minutes": { "bsonType": "int" } },
+                    "properties": { "type": { "enum": ["dvd"] }, "minutes": i32::bson_schema() },
                     "additionalProperties": false,
                 },
             ] }
@@ -407,7 +407,7 @@ mod features {
         let range = <Range<f64>>::bson_schema();
         assert_eq!(
             range.get_document("properties").unwrap(),
-            &doc! { "low": { "bsonType": "double" }, "high": { "bsonType": "double" } }
+            &doc! { "low": f64::bson_schema(), "high": f64::bson_schema() }
         );
     }
 

@@ -200,14 +200,14 @@ fn validator_is_unchanged() {
             "additionalProperties": false,
         }
     };
-    let int = doc! { "bsonType": "int" };
+    let int = i32::bson_schema();
     let text = doc! { "bsonType": "string" };
     let expected = doc! {
         "oneOf": [
             branch("dish", doc! { "serves": int.clone() }, vec!["type", "serves"]),
             branch(
                 "drink",
-                doc! { "glass": text.clone(), "abv": { "bsonType": "double" } },
+                doc! { "glass": text.clone(), "abv": f64::bson_schema() },
                 vec!["type", "glass", "abv"],
             ),
             branch(

@@ -383,13 +383,14 @@ async fn a_wrong_tag_or_an_undeclared_variant_field_is_refused() {
 
 /// What the validators rely on from the server's `$jsonSchema`: `oneOf`
 /// (exactly one branch), `anyOf`, `enum`, `additionalProperties: false`,
-/// `required`, `maxItems` and positional `items`. Each keyword is tried alone
-/// on a collection of its own, accepted and refused.
+/// `required`, `maxItems`, positional `items`, and an integer's `minimum` and
+/// `maximum`. Each keyword is tried alone on a collection of its own,
+/// accepted and refused.
 #[tokio::test]
 async fn the_server_enforces_every_keyword_the_validators_use() {
     let client = support::client().await;
     let db = support::fresh_db(&client, "enums_keywords").await;
-    let cases: [(&str, BsonDocument, Bson, Bson); 7] = [
+    let cases: [(&str, BsonDocument, Bson, Bson); 9] = [
         (
             "oneOf",
             doc! { "oneOf": [{ "bsonType": "int" }, { "bsonType": ["int", "string"] }] },
@@ -431,6 +432,19 @@ async fn the_server_enforces_every_keyword_the_validators_use() {
             doc! { "bsonType": "array", "items": [{ "bsonType": "int" }, { "bsonType": "string" }] },
             Bson::Array(vec![1.into(), "x".into()]),
             Bson::Array(vec!["x".into(), 1.into()]),
+        ),
+        // An integer type's range (`u8`: a long of 255 decodes, 256 does not).
+        (
+            "minimum",
+            doc! { "bsonType": ["int", "long"], "minimum": 0_i64 },
+            Bson::Int64(0),
+            Bson::Int32(-1),
+        ),
+        (
+            "maximum",
+            doc! { "bsonType": ["int", "long"], "maximum": 255_i64 },
+            Bson::Int64(255),
+            Bson::Int64(256),
         ),
     ];
     for (keyword, schema, good, bad) in cases {
@@ -480,7 +494,7 @@ fn a_generic_enum_describes_each_variant_with_its_parameters() {
                     "bsonType": "object",
                     "required": ["values"],
                     "properties": { "values": {
-                        "bsonType": "array", "items": { "bsonType": "long" }, "maxItems": 2_i64,
+                        "bsonType": "array", "items": i64::bson_schema(), "maxItems": 2_i64,
                     } },
                     "additionalProperties": false,
                 } },

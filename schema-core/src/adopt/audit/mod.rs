@@ -100,6 +100,21 @@ pub enum AuditStage {
     Validator,
 }
 
+/// The registered model of `collection` that declares an index led by
+/// `path` (a reference's, an id array's, an `index(..)`), by name.
+fn declaring(schema: &Schema, collection: &str, path: &str) -> Option<String> {
+    schema
+        .models()
+        .iter()
+        .filter(|m| m.collection == collection)
+        .find(|m| {
+            m.indexes
+                .iter()
+                .any(|i| i.keys.first().is_some_and(|(k, _)| k == path))
+        })
+        .map(|m| m.name.to_owned())
+}
+
 /// Audits every collection of `db`, no model declared: reads only.
 pub async fn audit(db: &Database, options: &AuditOptions) -> Result<Audit> {
     audit_with(db, &Schema::new(), options, |_| {}).await
@@ -172,6 +187,9 @@ pub async fn audit_with(
         .enumerate()
     {
         collection.references = found;
+        for r in &mut collection.references {
+            r.declared = declaring(schema, &r.collection, &r.path);
+        }
         if let Some(checked) = scan.checked {
             progress(&AuditProgress {
                 stage: AuditStage::Validator,

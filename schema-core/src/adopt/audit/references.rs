@@ -58,6 +58,10 @@ pub struct ReferenceAudit {
     /// For an id array kept on both sides (`to` holding an id array back),
     /// the links of the documents read that the other side does not list.
     pub one_sided: Option<OneSided>,
+    /// The registered model of `collection` that declares an index led by
+    /// `path` ([`audit_with`](crate::audit_with)), by name: not `indexed`
+    /// then means declared and not yet created.
+    pub declared: Option<String>,
 }
 
 /// The links of an id array whose other side does not list them back.
@@ -85,8 +89,14 @@ impl ReferenceAudit {
     /// What to do about it, when it is a finding.
     pub fn advice(&self) -> Option<String> {
         let mut advice = Vec::new();
-        if !self.indexed {
-            advice.push(format!(
+        match (&self.declared, self.indexed) {
+            (_, true) => {}
+            (Some(model), false) => advice.push(format!(
+                "no index is led by `{}` yet: `{model}` declares one, not yet created: run \
+                 sync (until then every lookup by it reads the whole collection)",
+                self.path
+            )),
+            (None, false) => advice.push(format!(
                 "no index is led by `{}`: every lookup by it reads the whole collection \
                  (seed 001: index every field used for lookups); declare it \
                  `#[reference(index, to = ..)]`{} and setup creates the index",
@@ -96,7 +106,7 @@ impl ReferenceAudit {
                 } else {
                     ""
                 },
-            ));
+            )),
         }
         if let Some(o) = self.one_sided.as_ref().filter(|o| o.one_sided > 0) {
             advice.push(format!(
@@ -286,6 +296,7 @@ pub(super) async fn resolve(db: &Database, scans: &[Read<'_>]) -> Result<Vec<Vec
                     found,
                     indexed: leading.iter().flatten().any(|k| k == path),
                     one_sided: None,
+                    declared: None,
                 });
             }
         }

@@ -74,6 +74,8 @@ fn write_source(
     }
     writeln!(out, "use schema_core::prelude::*;")?;
     writeln!(out, "use serde::{{Deserialize, Serialize}};")?;
+    writeln!(out)?;
+    schema_fn(out, models)?;
     let mut written = vec![false; subs.len()];
     for model in models {
         writeln!(out)?;
@@ -93,6 +95,34 @@ fn write_source(
         }
     }
     Ok(())
+}
+
+/// `schema()`: every model pulled, registered, as the schema command and
+/// setup take them.
+fn schema_fn(out: &mut String, models: &[Model]) -> fmt::Result {
+    comment(
+        out,
+        "",
+        "Every model below, for the schema command (a `src/bin/schema.rs` whose `main` awaits \
+         `schema_core::cli::run(&models::schema())`) and for `Schema::plan` and `sync`.",
+    )?;
+    writeln!(out, "pub fn schema() -> schema_core::Schema {{")?;
+    let calls: Vec<String> = models
+        .iter()
+        .map(|m| format!(".with::<{}>()", m.name))
+        .collect();
+    let chain = format!("schema_core::Schema::new(){}", calls.concat());
+    // As rustfmt writes it: on one line when it fits its 60 columns for a
+    // chain, else a call per line.
+    if chain.len() <= 60 {
+        writeln!(out, "    {chain}")?;
+    } else {
+        writeln!(out, "    schema_core::Schema::new()")?;
+        for call in calls {
+            writeln!(out, "        {call}")?;
+        }
+    }
+    writeln!(out, "}}")
 }
 
 /// The sub-document types `fields` use and that are not written yet, each

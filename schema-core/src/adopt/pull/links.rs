@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::infer::{Kind, Node, Object};
 use super::ir::{count, id_type, At, Ty};
 use super::names::field_name;
-use crate::model::index::server::ServerIndex;
+use crate::model::index::server::{same_key_order, ServerIndex};
 
 /// One reference: the ids at a path are `_id`s of `to`.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,9 +23,9 @@ pub(super) struct Link {
     pub(super) indexed: bool,
     /// For ids kept on both sides, how many links only one side holds.
     pub(super) one_sided: Option<u64>,
-    /// The name of a server index on the path alone, which the derive does
-    /// not take beside the reference's own (`{path: 1, _id: 1}`).
-    pub(super) alone: Option<String>,
+    /// The server's indexes led by the path (declared as they are, by
+    /// `index(..)`).
+    pub(super) leading: Vec<ServerIndex>,
 }
 
 impl Link {
@@ -79,16 +79,17 @@ impl Links {
         }
     }
 
-    /// Notes the server's index on each reference's path alone (see
-    /// [`Link::alone`]).
-    pub(super) fn note_alone(&mut self, listed: &BTreeMap<String, Vec<ServerIndex>>) {
+    /// Notes the server's indexes led by each reference's path (see
+    /// [`Link::leading`]).
+    pub(super) fn note_leading(&mut self, listed: &BTreeMap<String, Vec<ServerIndex>>) {
         for ((collection, path), link) in self.by_path.iter_mut() {
-            link.alone = listed.get(collection).and_then(|indexes| {
-                indexes
-                    .iter()
-                    .find(|i| i.keys.len() == 1 && i.keys.keys().next() == Some(path))
-                    .map(|i| i.name.clone())
-            });
+            link.leading = listed
+                .get(collection)
+                .into_iter()
+                .flatten()
+                .filter(|i| i.keys.keys().next() == Some(path))
+                .cloned()
+                .collect();
         }
     }
 
@@ -182,6 +183,15 @@ impl Links {
                          `{to}`'s id type ({id}), here `{item}`"
                     ));
                 }
+                let own = bson::doc! { at.path.clone(): 1 };
+                if let Some(index) = beside(link, &own) {
+                    return Err(format!(
+                        "`#[many_to_many(.., to = {to})]` would need an index of its own \
+                         (`{{{}: 1}}`) beside the server's `{}`; declare it when you want the \
+                         link's writes (`sync` then creates that index)",
+                        at.path, index.name
+                    ));
+                }
                 let max = attrs
                     .first()
                     .and_then(|a| a.strip_prefix("#[embed(max = "))
@@ -202,19 +212,98 @@ impl Links {
                     None => format!("#[many_to_many(one_sided, to = {to}, max = {max})]"),
                 }))
             }
-            inner if inner == id => match &link.alone {
-                Some(index) => Err(format!(
-                    "the server's index `{index}` is on it alone, and the derive takes no index \
-                     on a reference's own key beside the reference's index (`{{{path}: 1, _id: \
-                     1}}`, ties ordered for pages); to declare `#[reference(index, to = {to})]`, \
-                     remove the `index(..)` above, `sync`, then drop `{index}`",
-                    path = at.path
-                )),
-                None => Ok(Some(format!("#[reference(index, to = {to})]"))),
-            },
+            inner if inner == id => {
+                let own = bson::doc! { at.path.clone(): 1, "_id": 1 };
+                match beside(link, &own) {
+                    Some(index) => {
+                        let holder = self.targets.get(at.collection).map(|t| &t.fields);
+                        Err(reference_beside(index, &at.path, to, holder))
+                    }
+                    None => Ok(Some(format!("#[reference(index, to = {to})]"))),
+                }
+            }
             inner => Err(format!("it holds `{inner}` and `{to}`'s ids are `{id}`")),
         }
     }
+}
+
+/// The server's index led by the link's path that the attribute would
+/// have beside its own index `own`, when the server has not `own` itself.
+///
+/// Pull declares the server's indexes as they are; an attribute whose own
+/// index the server lacks would make the plan create one more index on a
+/// key an index already leads with (a reference's `{path: 1, _id: 1}`
+/// beside the server's `{path: 1, created: -1}`). The plan cannot count the
+/// server's index as the attribute's: they serve different queries (the
+/// reference's keyset pages go by `_id` after the key, and the helpers that
+/// ride an index ask the server for its exact keys), so the models pulled
+/// leave such an attribute to a comment that says what declaring it
+/// costs: the plan of freshly pulled models adds only what is missing.
+fn beside<'a>(link: &'a Link, own: &bson::Document) -> Option<&'a ServerIndex> {
+    if link.leading.iter().any(|i| same_key_order(&i.keys, own)) {
+        return None;
+    }
+    link.leading.first()
+}
+
+/// Why a reference led by the server's `index` is left to a comment, and
+/// how to declare it: the index on the key alone cannot stay beside the
+/// reference's (the derive takes no index on a reference's own key beside
+/// it); one on the key and a root field becomes the reference's sort.
+fn reference_beside(
+    index: &ServerIndex,
+    path: &str,
+    to: &str,
+    fields: Option<&BTreeMap<String, String>>,
+) -> String {
+    let name = &index.name;
+    if index.keys.len() == 1 {
+        return format!(
+            "the server's index `{name}` is on it alone, and the derive takes no index on a \
+             reference's own key beside the reference's index (`{{{path}: 1, _id: 1}}`, ties \
+             ordered for pages); to declare `#[reference(index, to = {to})]`, remove the \
+             `index(..)` above, `sync`, then drop `{name}`"
+        );
+    }
+    let mut said = format!(
+        "`#[reference(index, to = {to})]` would need an index of its own (`{{{path}: 1, _id: \
+         1}}`, ties ordered for pages) beside the server's `{name}`; declare it when you want \
+         its pages (`sync` then creates that index)"
+    );
+    // A plain `{path: 1, field: ±1}`: the reference sorted by `field`,
+    // whose index (`_id` last) serves every query the server's does (not
+    // so for a unique, sparse, partial, TTL or collated one).
+    let plain = !index.unique
+        && !index.sparse
+        && index.expire_after.is_none()
+        && index.partial_filter.is_none()
+        && index.collation.is_none()
+        && index.text.is_none();
+    let keys: Vec<(&String, Option<f64>)> = index
+        .keys
+        .iter()
+        .map(|(k, v)| {
+            let n = match v {
+                bson::Bson::Int32(n) => Some(f64::from(*n)),
+                bson::Bson::Int64(n) => Some(*n as f64),
+                bson::Bson::Double(n) => Some(*n),
+                _ => None,
+            };
+            (k, n)
+        })
+        .collect();
+    if let [(_, Some(first)), (sort, Some(dir))] = keys[..] {
+        let rust = fields.and_then(|f| f.get(sort.as_str()));
+        if let (true, Some(rust)) = (plain && first > 0.0, rust) {
+            let (word, n) = if dir < 0.0 { ("desc", -1) } else { ("asc", 1) };
+            said.push_str(&format!(
+                ", or as `#[reference(index, to = {to}, sort({rust} = {word}))]`, whose index \
+                 `{{{path}: 1, {sort}: {n}, _id: {n}}}` replaces `{name}`: remove the \
+                 `index(..)` above, `sync`, then drop `{name}`"
+            ));
+        }
+    }
+    said
 }
 
 /// Whether an id array can be a `#[many_to_many]`: there in every document,

@@ -152,7 +152,7 @@ pub async fn pull(db: &Database, options: &PullOptions) -> Result<Pulled> {
                 found: r.found,
                 indexed: r.indexed,
                 one_sided: r.one_sided.as_ref().map(|o| o.one_sided),
-                alone: None,
+                leading: Vec::new(),
             };
             found.insert((r.collection.clone(), r.path.clone()), link);
         }
@@ -199,7 +199,7 @@ pub async fn pull(db: &Database, options: &PullOptions) -> Result<Pulled> {
         listed.insert(name.clone(), indexes);
     }
     let mut links = links::Links::new(found);
-    links.note_alone(&listed);
+    links.note_leading(&listed);
     links.prepare(&walks, options.long, &flagged);
     let ctx = Context {
         headroom: options.headroom,

@@ -30,9 +30,6 @@ macro_rules! scalar {
 
 scalar!("string": String, &'static str, char);
 scalar!("bool": bool);
-scalar!("int": i8, i16, i32, u8, u16);
-scalar!("long": i64, isize, u32);
-scalar!("double": f32, f64);
 scalar!("objectId": bson::oid::ObjectId);
 scalar!("date": bson::DateTime);
 scalar!("decimal": bson::Decimal128);
@@ -49,8 +46,61 @@ macro_rules! any {
         })*
     };
 }
-scalar!("long": u64, usize);
 any!(Bson, i128, u128, std::time::Duration, ());
+
+/// The schema of an integer whose values run from `min` to `max`: an int
+/// or a long (`bsonType: ["int", "long"]`), with `minimum` and `maximum`
+/// where the range is narrower than a long's.
+///
+/// The validator accepts what the model decodes, no more and no less: serde
+/// reads an integer field from either BSON integer type when the value fits
+/// (an `i64` from an int, an `i32` from a long under 2^31, a `u8` from
+/// either up to 255), and never from a double; and what the type writes
+/// (an int for `i8`..`i32`, `u8` and `u16`; a long for the others) is
+/// always in the range. Data an older program wrote as the other integer
+/// type is thus valid, as it reads.
+fn integer(min: i64, max: i64) -> Document {
+    let mut schema = doc! { "bsonType": ["int", "long"] };
+    if min > i64::MIN {
+        schema.insert("minimum", min);
+    }
+    if max < i64::MAX {
+        schema.insert("maximum", max);
+    }
+    schema
+}
+
+macro_rules! integer {
+    ($($t:ty),*) => {
+        $(impl BsonSchema for $t {
+            fn bson_schema() -> Document {
+                // `u64::MAX` is past a long's: no `maximum` then.
+                integer(
+                    i64::try_from(<$t>::MIN).unwrap_or(i64::MIN),
+                    i64::try_from(<$t>::MAX).unwrap_or(i64::MAX),
+                )
+            }
+        })*
+    };
+}
+
+integer!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+
+/// A float decodes from a double, an int or a long (serde converts an
+/// integer to a float), so its validator accepts the three: a price an
+/// older program wrote as `10` is as valid as `10.5`. Not a decimal, which
+/// serde does not read as a float.
+macro_rules! float {
+    ($($t:ty),*) => {
+        $(impl BsonSchema for $t {
+            fn bson_schema() -> Document {
+                doc! { "bsonType": ["double", "int", "long"] }
+            }
+        })*
+    };
+}
+
+float!(f32, f64);
 
 /// Serde stores a `SystemTime` as `{secs_since_epoch, nanos_since_epoch}`,
 /// not as a BSON date.
@@ -60,8 +110,8 @@ impl BsonSchema for std::time::SystemTime {
             "bsonType": "object",
             "required": ["secs_since_epoch", "nanos_since_epoch"],
             "properties": {
-                "secs_since_epoch": { "bsonType": "long" },
-                "nanos_since_epoch": { "bsonType": "long" },
+                "secs_since_epoch": u64::bson_schema(),
+                "nanos_since_epoch": u32::bson_schema(),
             },
             "additionalProperties": false,
         }
@@ -287,8 +337,44 @@ mod tests {
                 "bsonType": "array",
                 "minItems": 2_i64,
                 "maxItems": 2_i64,
-                "items": [{ "bsonType": "string" }, { "bsonType": "int" }],
+                "items": [
+                    { "bsonType": "string" },
+                    { "bsonType": ["int", "long"], "minimum": -2_147_483_648_i64, "maximum": 2_147_483_647_i64 },
+                ],
             }
+        );
+    }
+
+    /// Each integer type's validator takes both BSON integer types within
+    /// its range, as serde decodes them; a float's takes the integers too.
+    #[test]
+    fn numbers_accept_what_they_decode() {
+        assert_eq!(i64::bson_schema(), doc! { "bsonType": ["int", "long"] });
+        assert_eq!(isize::bson_schema(), i64::bson_schema());
+        assert_eq!(
+            u64::bson_schema(),
+            doc! { "bsonType": ["int", "long"], "minimum": 0_i64 }
+        );
+        assert_eq!(
+            u8::bson_schema(),
+            doc! { "bsonType": ["int", "long"], "minimum": 0_i64, "maximum": 255_i64 }
+        );
+        assert_eq!(
+            u32::bson_schema(),
+            doc! { "bsonType": ["int", "long"], "minimum": 0_i64, "maximum": 4_294_967_295_i64 }
+        );
+        assert_eq!(
+            i8::bson_schema(),
+            doc! { "bsonType": ["int", "long"], "minimum": -128_i64, "maximum": 127_i64 }
+        );
+        assert_eq!(
+            f64::bson_schema(),
+            doc! { "bsonType": ["double", "int", "long"] }
+        );
+        assert_eq!(f32::bson_schema(), f64::bson_schema());
+        assert_eq!(
+            Option::<i64>::bson_schema(),
+            doc! { "bsonType": ["int", "long", "null"] }
         );
     }
 

@@ -363,7 +363,7 @@ mod tests {
             tuple_of(vec![i32::bson_schema(), String::bson_schema()]),
             doc! {
                 "bsonType": "array", "minItems": 2_i64, "maxItems": 2_i64,
-                "items": [{ "bsonType": "int" }, { "bsonType": "string" }],
+                "items": [i32::bson_schema(), { "bsonType": "string" }],
             }
         );
     }

@@ -71,31 +71,10 @@ impl<M: Document, C: Send, H: Handler<M, C>> Handle<M> for InTransaction<C, H> {
     }
 }
 
-/// At least once: the listener, then the position's move.
-struct ThenSave<C, L> {
-    context: C,
-    listener: L,
-}
-
-impl<M: Document, C: Send, L: Listener<M, C>> Handle<M> for ThenSave<C, L> {
-    fn handle<'a>(
-        &'a mut self,
-        _consumer: &'a Consumer<M>,
-        store: &'a Store,
-        _session: &'a mut ClientSession,
-        prev: Option<&'a ResumeToken>,
-        event: &'a Event<M>,
-    ) -> BoxFuture<'a, Result<Outcome>> {
-        Box::pin(async move {
-            (self.listener)(&mut self.context, event).await?;
-            saved(store, prev, event).await
-        })
-    }
-}
-
-/// The framework's own at-least-once work (a copy follower's pages), given
-/// the session recorded with the lease, so that a successor can end a
-/// transaction of it left open by a holder that died.
+/// What runs at least once before the position's move, given the session
+/// recorded with the lease: a caller's [`Listener`] (which ignores it), or
+/// the framework's own work (a copy follower's pages, whose transactions a
+/// successor can then end when their holder died).
 pub(crate) trait SessionListener<M: Document>: Send {
     fn handle<'a>(
         &'a mut self,
@@ -104,10 +83,26 @@ pub(crate) trait SessionListener<M: Document>: Send {
     ) -> BoxFuture<'a, Result<()>>;
 }
 
-/// At least once, with the lease's session.
-struct ThenSaveWithSession<L>(L);
+/// A caller's listener and its context.
+struct Plain<C, L> {
+    context: C,
+    listener: L,
+}
 
-impl<M: Document, L: SessionListener<M>> Handle<M> for ThenSaveWithSession<L> {
+impl<M: Document, C: Send, L: Listener<M, C>> SessionListener<M> for Plain<C, L> {
+    fn handle<'a>(
+        &'a mut self,
+        _session: &'a mut ClientSession,
+        event: &'a Event<M>,
+    ) -> BoxFuture<'a, Result<()>> {
+        (self.listener)(&mut self.context, event)
+    }
+}
+
+/// At least once: the listener, then the position's move.
+struct ThenSave<L>(L);
+
+impl<M: Document, L: SessionListener<M>> Handle<M> for ThenSave<L> {
     fn handle<'a>(
         &'a mut self,
         _consumer: &'a Consumer<M>,
@@ -118,21 +113,12 @@ impl<M: Document, L: SessionListener<M>> Handle<M> for ThenSaveWithSession<L> {
     ) -> BoxFuture<'a, Result<Outcome>> {
         Box::pin(async move {
             self.0.handle(session, event).await?;
-            saved(store, prev, event).await
+            if store.advance(None, prev, event).await? {
+                return Ok(Outcome::Handled);
+            }
+            store.after_miss(None, &event.token).await
         })
     }
-}
-
-/// Saves the position past `event` after its handler returned.
-async fn saved<M: Document>(
-    store: &Store,
-    prev: Option<&ResumeToken>,
-    event: &Event<M>,
-) -> Result<Outcome> {
-    if store.advance(None, prev, event).await? {
-        return Ok(Outcome::Handled);
-    }
-    store.after_miss(None, &event.token).await
 }
 
 /// How a spell of holding the lease ended.
@@ -179,13 +165,13 @@ impl<M: Document> Consumer<M> {
         C: Send,
         L: Listener<M, C>,
     {
-        self.run_loop(ThenSave { context, listener }).await
+        self.run_loop(ThenSave(Plain { context, listener })).await
     }
 
     /// As [`run_at_least_once`](Self::run_at_least_once), the listener
     /// given the session recorded with the lease for its transactions.
     pub(crate) async fn run_with_session<L: SessionListener<M>>(&self, listener: L) -> Result<Ran> {
-        self.run_loop(ThenSaveWithSession(listener)).await
+        self.run_loop(ThenSave(listener)).await
     }
 
     async fn run_loop(&self, handle: impl Handle<M>) -> Result<Ran> {

@@ -113,3 +113,82 @@ async fn the_documents_a_declared_model_refuses_are_counted_and_named() {
         .unwrap();
     assert!(!report.has_findings(), "{report}");
 }
+
+/// A room and its messages, moved out: the child declares its reference's
+/// index, which `sync` has not created yet.
+#[derive(Document, Serialize, Deserialize, Debug)]
+#[document(collection = "rooms")]
+struct Room {
+    #[serde(rename = "_id")]
+    id: String,
+}
+
+#[derive(Document, Serialize, Deserialize, Debug)]
+#[document(collection = "messages")]
+struct Message {
+    #[serde(rename = "_id")]
+    id: i64,
+    #[reference(index, to = Room, sort(n = desc))]
+    room: String,
+    n: i32,
+}
+
+/// Between a move and the sync that creates the children's index, the
+/// audit does not advise declaring what the registered model declares: it
+/// says the index is declared and not yet created, and to run sync. Without
+/// the model it advises declaring it, as before.
+#[tokio::test]
+async fn a_declared_index_not_yet_created_is_said_so() {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, "audit_declared_index").await;
+    let rooms: Vec<Document> = (0..10)
+        .map(|r| doc! { "_id": format!("room_{r}") })
+        .collect();
+    db.collection::<Document>("rooms")
+        .insert_many(rooms)
+        .await
+        .unwrap();
+    let messages: Vec<Document> = (0..200)
+        .map(|i: i64| doc! { "_id": i, "room": format!("room_{}", i % 10), "n": i as i32 })
+        .collect();
+    db.collection::<Document>("messages")
+        .insert_many(messages)
+        .await
+        .unwrap();
+    let declared = Schema::new().with::<Room>().with::<Message>();
+    let report = audit_with(&db, &declared, &AuditOptions::default(), |_| {})
+        .await
+        .unwrap();
+    let reference = report
+        .references()
+        .find(|r| r.collection == "messages" && r.path == "room")
+        .unwrap_or_else(|| panic!("messages.room found: {report}"));
+    assert!(!reference.indexed && reference.is_finding(), "{report}");
+    assert_eq!(reference.declared.as_deref(), Some("Message"));
+    let advice = reference.advice().unwrap();
+    assert!(
+        advice.contains("`Message` declares one, not yet created: run sync")
+            && !advice.contains("declare it `#[reference"),
+        "{advice}"
+    );
+    // No model: the advice to declare it stands.
+    let report = audit_with(&db, &Schema::new(), &AuditOptions::default(), |_| {})
+        .await
+        .unwrap();
+    let reference = report.references().find(|r| r.path == "room").unwrap();
+    assert_eq!(reference.declared, None);
+    assert!(
+        reference
+            .advice()
+            .unwrap()
+            .contains("declare it `#[reference(index, to = ..)]`"),
+        "{report}"
+    );
+    // Synced, it is indexed: no finding.
+    declared.sync(&db).await.unwrap();
+    let report = audit_with(&db, &declared, &AuditOptions::default(), |_| {})
+        .await
+        .unwrap();
+    let reference = report.references().find(|r| r.path == "room").unwrap();
+    assert!(reference.indexed && !reference.is_finding(), "{report}");
+}

@@ -4,7 +4,9 @@
 //! (so the source compiles as written); each test rebuilds the database,
 //! pulls it with a full scan, checks the text is the golden file's byte for
 //! byte, decodes every document of every collection with the golden models,
-//! and plans them against the database: no index drift. The stuck room's
+//! and plans them against the database: no index drift, no document the
+//! validators refuse, and no index created on a key a server index already
+//! leads with (the plan adds only what is missing). The stuck room's
 //! models do not compile (its messages look unbounded, so they get no
 //! bound): its golden file is text only here, and `tests/ui/adopt/` checks
 //! the compile error.
@@ -28,6 +30,9 @@ mod blog_school;
 #[allow(dead_code)]
 #[path = "../pulled/catalog.rs"]
 mod catalog;
+#[allow(dead_code)]
+#[path = "../pulled/helpdesk.rs"]
+mod helpdesk;
 #[allow(dead_code)]
 #[path = "../pulled/library.rs"]
 mod library;
@@ -88,21 +93,40 @@ async fn decode_all<M: Document>(db: &Database) -> u64 {
     decoded
 }
 
-/// The plan of `schema` against `db`: no index drift, and the only indexes
-/// to create are `creates` (`collection name`), the indexes the pulled
-/// references and id arrays declare where the server has none.
-async fn no_index_drift(schema: Schema, db: &Database, creates: &[&str]) {
+/// The plan of `schema` against `db` adds only what is missing: no index
+/// drift; no stored document fails a validator (the models accept the data
+/// they decode); the only indexes to create are `creates` (`collection
+/// name`), the indexes the pulled references and id arrays declare where
+/// no index of the server leads with their key.
+async fn plans_only_what_is_missing(schema: Schema, db: &Database, creates: &[&str]) {
     let plan = schema.plan(db).await.unwrap();
     let mut created = Vec::new();
     for step in &plan.steps {
         match step {
             Step::CreateIndex { collection, spec } => {
                 created.push(format!("{collection} {}", spec.name));
+                let first = &spec.keys[0].0;
+                let cursor = db
+                    .collection::<BsonDocument>(collection)
+                    .list_indexes()
+                    .await
+                    .unwrap();
+                let listed: Vec<mongodb::IndexModel> = cursor.try_collect().await.unwrap();
+                let led = listed.iter().find(|i| i.keys.keys().next() == Some(first));
+                assert!(
+                    led.is_none(),
+                    "`{collection}` already has {led:?} on `{first}`, and the plan creates \
+                     {}\n{plan}",
+                    spec.name
+                );
             }
             Step::ConflictingIndex { .. } | Step::ExtraIndex { .. } => {
                 panic!("index drift: {step:?}\n{plan}")
             }
             Step::IndexVisibility { .. } => panic!("index drift: {step:?}\n{plan}"),
+            Step::UpdateValidator { violators, .. } | Step::ValidationLevel { violators, .. } => {
+                assert!(violators.is_empty(), "violators: {step:?}\n{plan}")
+            }
             _ => {}
         }
     }
@@ -132,7 +156,7 @@ async fn blog_and_school() {
         .with::<Post>()
         .with::<Student>()
         .with::<Course>();
-    no_index_drift(
+    plans_only_what_is_missing(
         schema,
         &db,
         &[
@@ -175,7 +199,7 @@ async fn shop() {
         .with::<Customer>()
         .with::<Product>()
         .with::<Order>();
-    no_index_drift(schema, &db, &["orders customer_id_1__id_1"]).await;
+    plans_only_what_is_missing(schema, &db, &["orders customer_id_1__id_1"]).await;
 }
 
 #[tokio::test]
@@ -194,7 +218,7 @@ async fn library() {
     // The server's `{author_id: 1}` is declared as it is, and the reference
     // left to a comment: the derive takes no index on a reference's own key
     // beside the reference's.
-    no_index_drift(schema, &db, &[]).await;
+    plans_only_what_is_missing(schema, &db, &[]).await;
 }
 
 #[tokio::test]
@@ -222,7 +246,7 @@ async fn catalog() {
         assert!(matches, "{item:?}");
     }
     let schema = Schema::new().with::<Item>().with::<Sku>().with::<Product>();
-    no_index_drift(schema, &db, &["products skus_1"]).await;
+    plans_only_what_is_missing(schema, &db, &["products skus_1"]).await;
 }
 
 #[tokio::test]
@@ -231,7 +255,69 @@ async fn messy() {
     seeds::messy(&db, 100_000).await;
     pulled_as_golden(&db, "messy").await;
     assert_eq!(decode_all::<messy::Messy>(&db).await, 100_000);
-    no_index_drift(Schema::new().with::<messy::Messy>(), &db, &[]).await;
+    plans_only_what_is_missing(Schema::new().with::<messy::Messy>(), &db, &[]).await;
+}
+
+/// Numbers two versions of an application wrote as different BSON types,
+/// and an index on the reference and a date: the models decode every
+/// document, their validators accept every one (`priority`, ints and
+/// longs, pulled as `Option<i64>`; `hours`, doubles and ints, as `f64`),
+/// and the plan creates no second index for `assignee_id`, which the
+/// server's `{assignee_id: 1, created: -1}` leads: the reference is left
+/// to a comment saying how to declare it.
+#[tokio::test]
+async fn helpdesk() {
+    let db = database("pull_helpdesk").await;
+    seeds::helpdesk(&db, 300).await;
+    let pulled = pulled_as_golden(&db, "helpdesk").await;
+    assert!(
+        pulled.source.contains("pub priority: Option<i64>,")
+            && pulled.source.contains("pub hours: f64,")
+            && pulled.source.contains("pub level: i64,")
+            && pulled
+                .source
+                .contains("index(keys(assignee_id = asc, created = desc))")
+            && pulled
+                .source
+                .contains("sort(created = desc))]`, whose index")
+            && !pulled
+                .source
+                .lines()
+                .any(|l| l.trim_start().starts_with("#[reference(")),
+        "{}",
+        pulled.source
+    );
+    use helpdesk::*;
+    assert_eq!(decode_all::<Agent>(&db).await, 20);
+    assert_eq!(decode_all::<Ticket>(&db).await, 300);
+    plans_only_what_is_missing(schema(), &db, &[]).await;
+    // Synced as they are: every stored document passes the validators, and
+    // the application's old writes still do.
+    schema().sync(&db).await.unwrap();
+    let tickets = db.collection::<BsonDocument>("tickets");
+    tickets
+        .insert_one(doc! {
+            "_id": mongodb::bson::oid::ObjectId::new(),
+            "subject": "old code",
+            "assignee_id": mongodb::bson::oid::ObjectId::new(),
+            "created": mongodb::bson::DateTime::now(),
+            "priority": 2_i32,
+            "hours": 3_i32,
+        })
+        .await
+        .unwrap();
+    let refused = tickets
+        .insert_one(doc! {
+            "_id": mongodb::bson::oid::ObjectId::new(),
+            "subject": "a double no i64 decodes",
+            "assignee_id": mongodb::bson::oid::ObjectId::new(),
+            "created": mongodb::bson::DateTime::now(),
+            "priority": 2.5,
+            "hours": 1.0,
+        })
+        .await;
+    assert!(refused.is_err(), "a priority of 2.5 is refused");
+    assert_eq!(decode_all::<Ticket>(&db).await, 301);
 }
 
 #[tokio::test]

@@ -8,6 +8,12 @@
 use schema_core::prelude::*;
 use serde::{Deserialize, Serialize};
 
+// Every model below, for the schema command (a `src/bin/schema.rs` whose `main` awaits
+// `schema_core::cli::run(&models::schema())`) and for `Schema::plan` and `sync`.
+pub fn schema() -> schema_core::Schema {
+    schema_core::Schema::new().with::<Room>()
+}
+
 // `rooms`: 31 documents read.
 #[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[document(collection = "rooms")]
