@@ -116,20 +116,13 @@ fn parse<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<View<'a>> {
     let container = crate::serde::container(&input.attrs);
     let mut out = Vec::new();
     for field in fields {
-        let Some(ident) = &field.ident else { continue };
-        let serde = crate::serde::field(&field.attrs);
-        if let Some(span) = serde.flatten {
-            cx.error_at(span, "`#[serde(flatten)]` is not supported in a projection: name each field of the model");
+        let Some((ident, _, stored)) = stored_field(
+            cx,
+            field,
+            &container,
+            "`#[serde(flatten)]` is not supported in a projection: name each field of the model",
+        ) else {
             continue;
-        }
-        if serde.skip {
-            continue;
-        }
-        let name = syn::ext::IdentExt::unraw(ident).to_string();
-        let stored = match (serde.rename, container.rename_all) {
-            (Some(rename), _) => rename,
-            (None, Some(rule)) => rule.apply_to_field(&name),
-            (None, None) => name,
         };
         out.push(ViewField {
             ident,
@@ -212,6 +205,34 @@ pub(crate) fn named_fields<'a>(
         cx.error_at(input.ident.span(), shape);
     }
     fields
+}
+
+/// A view's or a row's field as stored: its identifier, its Rust name and
+/// its stored name (serde's `rename`, or the container's `rename_all`);
+/// `None` for a field serde skips, and for a flattened one (the error
+/// `flatten`).
+pub(crate) fn stored_field<'a>(
+    cx: &Ctxt,
+    field: &'a syn::Field,
+    container: &crate::serde::SerdeContainer,
+    flatten: &str,
+) -> Option<(&'a syn::Ident, String, String)> {
+    let ident = field.ident.as_ref()?;
+    let serde = crate::serde::field(&field.attrs);
+    if let Some(span) = serde.flatten {
+        cx.error_at(span, flatten);
+        return None;
+    }
+    if serde.skip {
+        return None;
+    }
+    let name = syn::ext::IdentExt::unraw(ident).to_string();
+    let stored = match (serde.rename, container.rename_all) {
+        (Some(rename), _) => rename,
+        (None, Some(rule)) => rule.apply_to_field(&name),
+        (None, None) => name.clone(),
+    };
+    Some((ident, name, stored))
 }
 
 fn expand(input: &DeriveInput, view: &View) -> TokenStream {

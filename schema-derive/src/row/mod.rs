@@ -126,20 +126,13 @@ fn parse<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<RowInput<'a>> {
     let row_name = syn::ext::IdentExt::unraw(&input.ident).to_string();
     let mut out = Vec::new();
     for field in fields {
-        let Some(ident) = &field.ident else { continue };
-        let serde = crate::serde::field(&field.attrs);
-        if let Some(span) = serde.flatten {
-            cx.error_at(span, "`#[serde(flatten)]` is not supported in a row: give each field its own `#[group(...)]`");
+        let Some((ident, name, stored)) = crate::projection::stored_field(
+            cx,
+            field,
+            &container,
+            "`#[serde(flatten)]` is not supported in a row: give each field its own `#[group(...)]`",
+        ) else {
             continue;
-        }
-        if serde.skip {
-            continue;
-        }
-        let name = syn::ext::IdentExt::unraw(ident).to_string();
-        let stored = match (serde.rename, container.rename_all) {
-            (Some(rename), _) => rename,
-            (None, Some(rule)) => rule.apply_to_field(&name),
-            (None, None) => name.clone(),
         };
         let mut sources = Vec::new();
         for attr in field.attrs.iter().filter(|a| a.path().is_ident(GROUP)) {
