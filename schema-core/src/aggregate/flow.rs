@@ -87,7 +87,7 @@ impl<M: Document, V: Projection<M>> Scope for Projected<M, V> {
 impl<M: Document, P: Document> Flow for Joined<M, P> {
     type Item = (M, Option<P>);
     /// No field constants: the document travels under `child`, its parent
-    /// under `parent` (see [`relation::join`](crate::relation::join)).
+    /// under `parent` (as the joins, [`WithParent`](crate::WithParent), read it).
     type Fields = Joined<M, P>;
     fn read(raw: &RawDocument) -> Result<(M, Option<P>)> {
         let child = decode::<M>(child_of(raw)?)?;

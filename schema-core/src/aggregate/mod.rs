@@ -42,7 +42,7 @@
 //! (`$project` of a `#[derive(Projection)]` view) leaves only the view's
 //! fields to name; `.lookup(Post::FIELDS.author_id)` joins each document
 //! with the one its `#[reference]` points at (`$lookup` on `_id`, as
-//! [`relation::join`](crate::relation::join) does). A stage the builder does not
+//! the joins ([`WithParent`](crate::WithParent)) send). A stage the builder does not
 //! know goes in through [`unchecked_stage`](Aggregate::unchecked_stage).
 //! The leading `$match` and `$sort` stages pass the index guard as a
 //! `find` does ([`Error::Unindexed`](crate::Error::Unindexed) before

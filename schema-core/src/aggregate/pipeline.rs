@@ -348,7 +348,7 @@ impl<'a, M: Document> Aggregate<'a, M, Docs<M>> {
 
     /// `$lookup` through the `#[reference]` `field`: each document with the
     /// `P` it points at (`None` where none exists), matched on `P`'s `_id`,
-    /// in the form [`relation::join`](crate::relation::join) sends (the
+    /// in the form the joins ([`WithParent`](crate::WithParent)) send (the
     /// document under `child`, its parent under `parent`). Read as
     /// `(M, Option<P>)`; the stages before it keep the guard's checks.
     pub fn lookup<T, P: Document>(
