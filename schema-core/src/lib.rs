@@ -90,7 +90,7 @@ pub use typed::filter::Filter;
 pub use typed::update::{DateField, Number, NumericField, Optional, Update};
 
 // A model's collection: reads, writes, pages, bounded pushes, projections.
-pub use aggregate::{Aggregate, Row};
+pub use aggregate::{Aggregate, Row, Rows};
 pub use exec::action::Action;
 pub use query::explain::{explain_find, FindShape, PlanSummary};
 pub use query::{
@@ -219,14 +219,14 @@ pub const DEFAULT_LINK_MAX: u32 = 1000;
 pub mod prelude {
     pub use crate::{
         BsonSchema, Document, EmbedField, Embedded, Field, Filter, LinkField, Links, Projection,
-        RefField, Repo, Row, Through, Update,
+        RefField, Repo, Row, Rows, Through, Update,
     };
 }
 
 /// Paths used by generated code. Not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::aggregate::{check as agg, Projected, Row, RowSpec, Rows};
+    pub use crate::aggregate::{check as agg, Projected, Row, RowSource, RowSpec, Rows};
     pub use crate::error::Error;
     pub use crate::evolution::versions::{
         assert_older, decode_older, step, unknown_version, versioned_schema, Versions,

@@ -11,13 +11,14 @@ use std::marker::PhantomData;
 
 use bson::{Document as BsonDocument, RawDocument};
 
-use super::row::Row;
+use super::row::{Row, RowSource};
 use crate::error::Result;
 use crate::model::codec::decode;
 use crate::model::Document;
 use crate::query::lookup::{child_of, parent_of};
-use crate::query::Projection;
-use crate::typed::field::Scope;
+use crate::query::{Projection, Sort};
+use crate::typed::field::{RefField, Scope};
+use crate::typed::filter::Filter;
 
 /// What flows out of a stage: the type whose typed fields filter and sort
 /// it, and how a document of it is read.
@@ -98,9 +99,9 @@ impl<M: Document, P: Document> Flow for Joined<M, P> {
 
 impl<R: Row> Flow for Rows<R> {
     type Item = R;
-    type Fields = Rows<R>;
+    type Fields = R::Scope;
     fn read(raw: &RawDocument) -> Result<R> {
-        crate::model::codec::decode_as(raw, R::ROW_NAME, <R::Of as Document>::COLLECTION)
+        crate::model::codec::decode_as(raw, R::ROW_NAME, <R::Of as RowSource>::SOURCE_COLLECTION)
     }
 }
 
@@ -117,7 +118,83 @@ impl<M: Document> Flow for Unchecked<M> {
     }
 }
 
-/// What a `group` takes: the model's documents, unwound or not.
-pub trait Groupable<M>: Flow {}
-impl<M: Document> Groupable<M> for Docs<M> {}
-impl<M: Document> Groupable<M> for Unwound<M> {}
+/// What a `group` takes: the model's documents, unwound or not, or the
+/// rows of an earlier group.
+pub trait Groupable: Flow {
+    /// What a row of this group names as its `of`.
+    type Source: RowSource;
+}
+impl<M: Document> Groupable for Docs<M> {
+    type Source = M;
+}
+impl<M: Document> Groupable for Unwound<M> {
+    type Source = M;
+}
+impl<R: Row> Groupable for Rows<R> {
+    type Source = Rows<R>;
+}
+
+/// What [`filter`](super::Aggregate::filter) takes at a stage whose
+/// documents are filtered by the fields of `F`: a `Filter<F>` (or a
+/// `bson::Document`, unchecked).
+#[diagnostic::on_unimplemented(
+    message = "this filter names the fields of another type than what flows at this stage: `{Self}`, where `Filter<{F}>` is expected",
+    label = "these fields no longer flow here",
+    note = "after `group::<Row>()` a filter names the row's fields (`Row::FIELDS.total`), after `project::<View>()` the view's (`View::FIELDS.title`); filter on the model's fields before those stages"
+)]
+pub trait FilterOn<F> {
+    /// The filter.
+    fn into_filter(self) -> Filter<F>;
+}
+impl<F> FilterOn<F> for Filter<F> {
+    fn into_filter(self) -> Filter<F> {
+        self
+    }
+}
+impl<F> FilterOn<F> for BsonDocument {
+    fn into_filter(self) -> Filter<F> {
+        self.into()
+    }
+}
+
+/// What [`sort`](super::Aggregate::sort) takes at a stage whose documents
+/// are sorted by the fields of `F`: a `Sort<F>` (or a `bson::Document`).
+#[diagnostic::on_unimplemented(
+    message = "this sort names the fields of another type than what flows at this stage: `{Self}`, where `Sort<{F}>` is expected",
+    label = "these fields no longer flow here",
+    note = "after `group::<Row>()` a sort names the row's fields (`Row::FIELDS.total.desc()`), after `project::<View>()` the view's; sort by the model's fields before those stages"
+)]
+pub trait SortOn<F> {
+    /// The sort.
+    fn into_sort(self) -> Sort<F>;
+}
+impl<F> SortOn<F> for Sort<F> {
+    fn into_sort(self) -> Sort<F> {
+        self
+    }
+}
+impl<F> SortOn<F> for BsonDocument {
+    fn into_sort(self) -> Sort<F> {
+        self.into()
+    }
+}
+
+/// What [`lookup`](super::Aggregate::lookup) joins through: a
+/// `#[reference]` field of `M` that names the model it points at.
+#[diagnostic::on_unimplemented(
+    message = "`lookup` joins through a `#[reference]` field of `{M}` that names its target, and this is a `{Self}`",
+    label = "not a reference with a target model",
+    note = "declare the field `#[reference(index, to = Parent)]` (its constant is then a `RefField`), or join by hand with `unchecked_stage`"
+)]
+pub trait JoinThrough<M> {
+    /// The model the reference points at.
+    type Parent: Document;
+    /// The stored name of the field.
+    fn stored(&self) -> &'static str;
+}
+impl<M, T, P: Document> JoinThrough<M> for RefField<M, T, P> {
+    type Parent = P;
+    fn stored(&self) -> &'static str {
+        self.name()
+    }
+}

@@ -13,6 +13,8 @@
 //! #[group(key = customer.email)]          a group key (one or several fields)
 //! #[group(key = created_at, trunc = day)] a date truncated to year, quarter, month,
 //!                                         week, day, hour or minute ($dateTrunc)
+//! #[group(key = at, trunc)]               a time series' time field truncated to the
+//!                                         granularity it declares (hours: hour)
 //! #[group(count)]                         the documents of the group: i64
 //! #[group(sum = total)]                   i64 for integers, f64 for floats
 //! #[group(sum = items.qty * items.unit_price)]
@@ -48,15 +50,33 @@
 //! `find` does ([`Error::Unindexed`](crate::Error::Unindexed) before
 //! anything is sent, `.scan()` to read the collection on purpose), and
 //! [`explain`](Aggregate::explain) gives their plan.
+//!
+//! # Versioned models
+//!
+//! A pipeline reads documents as they are stored, and a stored document of
+//! an earlier shape is upgraded only when a query reads it into the model:
+//! a `$match`, a `$group` or a `$project` would see it as it was. On a
+//! model that names earlier shapes (`migrate_from`), a pipeline is
+//! therefore sent only once none is stored: before sending, one query on
+//! the index of the version field looks for a document at another
+//! version, and one found refuses the pipeline
+//! ([`Error::AggregateRefused`](crate::Error::AggregateRefused), naming
+//! the version), until `Repo::migrate` has upgraded them all.
 
 mod flow;
+mod merge;
 mod pipeline;
 mod row;
 mod rules;
+mod stored;
 
-pub use flow::{Docs, Flow, Groupable, Joined, Projected, Rows, Unchecked, Unwound};
+pub use flow::{
+    Docs, FilterOn, Flow, Groupable, JoinThrough, Joined, Projected, Rows, SortOn, Unchecked,
+    Unwound,
+};
+pub use merge::WritesAs;
 pub use pipeline::Aggregate;
-pub use row::{Row, RowSpec};
+pub use row::{Row, RowSource, RowSpec};
 pub use rules::{
     check, ArrayOf, AvgInto, CountInto, Date, ItemBytes, Numeric, SameAs, SumInto, Times,
 };

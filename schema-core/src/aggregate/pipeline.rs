@@ -10,30 +10,36 @@ use futures_util::future::BoxFuture;
 use futures_util::{StreamExt, TryStreamExt};
 use mongodb::ClientSession;
 
-use super::flow::{Docs, Flow, Groupable, Joined, Projected, Rows, Unchecked, Unwound};
-use super::row::{Row, RowSpec};
+use super::flow::{
+    Docs, FilterOn, Flow, Groupable, JoinThrough, Joined, Projected, Rows, SortOn, Unchecked,
+    Unwound,
+};
+use super::row::{Row, RowSource, RowSpec};
 use crate::error::{Error, Result};
 use crate::exec::action::Action;
+use crate::model::schema_version::VERSION_FIELD;
+use crate::model::timeseries::TimeSeriesSpec;
 use crate::model::Document;
 use crate::query::explain::PlanSummary;
 use crate::query::guard::{self, Served};
 use crate::query::lookup::{Lookup, CHILD};
 use crate::query::DEFAULT_BATCH_SIZE;
-use crate::query::{projection, server_indexes, with_session, DocStream, Projection, Sort};
+use crate::query::{server_indexes, with_session, DocStream, Projection};
 use crate::repo::Repo;
-use crate::typed::field::{EmbedField, RefField};
-use crate::typed::filter::Filter;
+use crate::typed::field::EmbedField;
 use crate::typed::path::Nested;
 
 /// One stage, as the builder keeps it until the pipeline is sent.
-enum Stage {
+pub(super) enum Stage {
     Match(Result<BsonDocument>),
     Sort(BsonDocument),
     Limit(u64),
     Skip(u64),
     Unwind(&'static str),
-    Group(&'static str, RowSpec),
-    Project(Result<Option<BsonDocument>>),
+    /// A row's group: its name, its spec, and whether it reads the
+    /// model's stored paths (not an earlier row's fields) and time series.
+    Group(&'static str, RowSpec, bool, Option<TimeSeriesSpec>),
+    Project(Option<BsonDocument>),
     Lookup(Lookup),
     Unchecked(BsonDocument),
 }
@@ -77,7 +83,7 @@ struct Prepared {
 }
 
 impl<'a, M: Document, S: Flow> Aggregate<'a, M, S> {
-    fn then<T>(self, stage: Option<Stage>) -> Aggregate<'a, M, T> {
+    pub(super) fn then<T>(self, stage: Option<Stage>) -> Aggregate<'a, M, T> {
         let mut stages = self.stages;
         stages.extend(stage);
         Aggregate {
@@ -93,16 +99,16 @@ impl<'a, M: Document, S: Flow> Aggregate<'a, M, S> {
 
     /// `$match`: keeps what `filter` matches, a filter on the fields of
     /// what flows here (`M`'s before a `group`, the row's after it).
-    pub fn filter(self, filter: impl Into<Filter<S::Fields>>) -> Self {
-        let filter = filter.into().into_document();
+    pub fn filter(self, filter: impl FilterOn<S::Fields>) -> Self {
+        let filter = filter.into_filter().into_document();
         self.then(Some(Stage::Match(filter)))
     }
 
     /// `$sort` on the fields of what flows here; called again right after,
     /// sorts by the keys given before, then these (as
     /// [`Find::sort`](crate::query::Find::sort) does).
-    pub fn sort(mut self, sort: impl Into<Sort<S::Fields>>) -> Self {
-        let sort = sort.into().document().clone();
+    pub fn sort(mut self, sort: impl SortOn<S::Fields>) -> Self {
+        let sort = sort.into_sort().document().clone();
         if let Some(Stage::Sort(before)) = self.stages.last_mut() {
             before.extend(sort);
             return self;
@@ -242,13 +248,17 @@ impl<'a, M: Document, S: Flow> Aggregate<'a, M, S> {
                     unwound.push(path);
                     pipeline.push(doc! { "$unwind": format!("${path}") });
                 }
-                Stage::Group(row, spec) => {
-                    check_group::<M>(row, &spec, &unwound)?;
+                Stage::Group(row, mut spec, model, series) => {
+                    spec.at_granularity(series).map_err(refused::<M>)?;
+                    if model {
+                        check_paths::<M>(row, &spec, &unwound)?;
+                    }
+                    check_size::<M>(row, &spec)?;
                     pipeline.push(spec.group_stage());
                     pipeline.push(spec.project_stage());
                 }
                 Stage::Project(project) => {
-                    if let Some(project) = project? {
+                    if let Some(project) = project {
                         pipeline.push(doc! { "$project": project });
                     }
                 }
@@ -279,6 +289,7 @@ impl<'a, M: Document, S: Flow> Aggregate<'a, M, S> {
         session: Option<&'a mut ClientSession>,
     ) -> Result<DocStream<'a, S::Item>> {
         let Prepared { pipeline, served } = self.prepare()?;
+        super::stored::require_current(self.repo).await?;
         if let Some(served) = &served {
             self.repo.require_indexes(&served.indexes).await?;
         }
@@ -304,14 +315,20 @@ impl<'a, M: Document, S: Flow> Aggregate<'a, M, S> {
     }
 }
 
-impl<'a, M: Document, S: Groupable<M>> Aggregate<'a, M, S> {
+impl<'a, M: Document, S: Groupable> Aggregate<'a, M, S> {
     /// `$group` into rows of `R` (see [`Row`]), then the `$project` that
-    /// gives them `R`'s shape; what follows names `R`'s fields. Refused
+    /// gives them `R`'s shape; what follows names `R`'s fields. `R` groups
+    /// what flows here: `M` (`#[row(of = M)]`), or, after an earlier
+    /// `group::<E>()`, `E`'s rows (`#[row(of = Rows<E>)]`). Refused
     /// before sending when `R` reads a path through an array that no
     /// earlier [`unwind`](Aggregate::unwind) unwound, or when its array
     /// accumulators could make a row larger than 16 MiB.
-    pub fn group<R: Row<Of = M>>(self) -> Aggregate<'a, M, Rows<R>> {
-        self.then(Some(Stage::Group(R::ROW_NAME, R::spec())))
+    pub fn group<R: Row<Of = S::Source>>(self) -> Aggregate<'a, M, Rows<R>> {
+        let (model, series) = (
+            <S::Source as RowSource>::SOURCE_IS_MODEL,
+            <S::Source as RowSource>::SOURCE_TIMESERIES,
+        );
+        self.then(Some(Stage::Group(R::ROW_NAME, R::spec(), model, series)))
     }
 }
 
@@ -328,21 +345,19 @@ impl<'a, M: Document> Aggregate<'a, M, Docs<M>> {
     /// `$project` of the view `V` (`#[derive(Projection)]`, the fields of
     /// `M` it names): what follows reads `V`s, and its filters and sorts
     /// name `V`'s field constants (`Headline::FIELDS.title`), nothing else.
-    /// Refused before sending while `M` names earlier shapes that may be
-    /// stored (a stored document is upgraded only once read; read such a
-    /// view with [`Find::projection`](crate::query::Find::projection)).
+    /// On a model that names earlier shapes, sent only once none is
+    /// stored, as every pipeline (see [`aggregate`](crate::aggregate)).
     pub fn project<V: Projection<M>>(self) -> Aggregate<'a, M, Projected<M, V>> {
-        let project = match (projection::sent::<M, V>(), V::projection()) {
-            (Some(project), _) => Ok(Some(project)),
-            // The model itself: nothing to project.
-            (None, None) => Ok(None),
-            (None, Some(_)) => Err(refused::<M>(format!(
-                "`{}` names earlier shapes that may be stored, and a `$project` of a stored document skips its upgrade: read the view `{}` with `find(..).projection::<{}>()`",
-                M::NAME,
-                V::VIEW_NAME,
-                V::VIEW_NAME
-            ))),
-        };
+        // `_id` stays unless the view drops it, so an error can name the document.
+        let project = V::projection().map(|mut project| {
+            project.remove("_id");
+            if M::VERSIONS.is_some() {
+                // A view of a versioned model reads the version it was
+                // stored at (the current one, checked before sending).
+                project.insert(VERSION_FIELD, 1);
+            }
+            project
+        });
         self.then(Some(Stage::Project(project)))
     }
 
@@ -351,13 +366,10 @@ impl<'a, M: Document> Aggregate<'a, M, Docs<M>> {
     /// in the form the joins ([`WithParent`](crate::WithParent)) send (the
     /// document under `child`, its parent under `parent`). Read as
     /// `(M, Option<P>)`; the stages before it keep the guard's checks.
-    pub fn lookup<T, P: Document>(
-        self,
-        field: RefField<M, T, P>,
-    ) -> Aggregate<'a, M, Joined<M, P>> {
+    pub fn lookup<J: JoinThrough<M>>(self, field: J) -> Aggregate<'a, M, Joined<M, J::Parent>> {
         let lookup = Lookup {
-            from: P::COLLECTION,
-            local: field.name(),
+            from: <J::Parent as Document>::COLLECTION,
+            local: field.stored(),
         };
         self.then(Some(Stage::Lookup(lookup)))
     }
@@ -370,9 +382,8 @@ impl<'a, M: Document> Aggregate<'a, M, Unwound<M>> {
     }
 }
 
-/// A group of `row` reads no path through an array not unwound before it,
-/// and its rows fit in one document.
-fn check_group<M: Document>(row: &'static str, spec: &RowSpec, unwound: &[&str]) -> Result<()> {
+/// A group of `row` reads no path through an array not unwound before it.
+fn check_paths<M: Document>(row: &'static str, spec: &RowSpec, unwound: &[&str]) -> Result<()> {
     for path in spec.paths() {
         for array in guard::array_prefixes::<M>(path) {
             if unwound.contains(&array) {
@@ -388,6 +399,11 @@ fn check_group<M: Document>(row: &'static str, spec: &RowSpec, unwound: &[&str])
             }
         }
     }
+    Ok(())
+}
+
+/// The rows of `row` fit in one document each.
+fn check_size<M: Document>(row: &'static str, spec: &RowSpec) -> Result<()> {
     match spec.over_size() {
         Some(arithmetic) => Err(refused::<M>(format!(
             "a `{row}` row could be too large: {arithmetic}"
@@ -396,7 +412,7 @@ fn check_group<M: Document>(row: &'static str, spec: &RowSpec, unwound: &[&str])
     }
 }
 
-fn refused<M: Document>(reason: String) -> Error {
+pub(super) fn refused<M: Document>(reason: String) -> Error {
     Error::AggregateRefused {
         collection: M::COLLECTION,
         reason,

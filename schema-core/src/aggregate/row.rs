@@ -5,20 +5,66 @@
 use bson::{doc, Bson, Document as BsonDocument};
 use serde::de::DeserializeOwned;
 
+use super::flow::Rows;
 use crate::model::codec::MAX_DOCUMENT_SIZE;
+use crate::model::timeseries::{Granularity, TimeSeriesSpec};
 use crate::model::Document;
 
-/// A row of a `group` on model [`Of`](Row::Of): each field says where it
-/// comes from, by the model's typed paths, and the compiler checks its type
-/// against what its accumulator gives. Derived with `#[derive(Row)]`; see
+/// A row of a `group` on [`Of`](Row::Of) (a model, or the rows of an
+/// earlier group, `Rows<Earlier>`): each field says where it comes from,
+/// by typed paths, and the compiler checks its type against what its
+/// accumulator gives. Derived with `#[derive(Row)]`; see
 /// [`aggregate`](crate::aggregate) for the attributes.
 pub trait Row: DeserializeOwned + Send + Unpin + 'static {
-    /// The model whose documents are grouped.
-    type Of: Document;
+    /// What is grouped: a model's documents, or an earlier row's rows.
+    type Of: RowSource;
+    /// Whose typed fields filter and sort the rows after the group: the
+    /// row's own constants (`Rows<Self>`), or the model's, for a row that
+    /// is a model itself (written with `merge_into`).
+    type Scope;
+    /// The type of the row's field constants.
+    type RowFields: 'static;
+    /// The row's field constants, by which a later group reads its rows.
+    const ROW_FIELDS: Self::RowFields;
     /// The Rust type name, for messages.
     const ROW_NAME: &'static str;
     /// The group's keys and accumulators.
     fn spec() -> RowSpec;
+}
+
+/// What a row groups, and the typed paths it names there: a model
+/// (`#[row(of = Order)]`) or the rows of an earlier group
+/// (`#[row(of = Rows<CustomerProduct>)]`).
+pub trait RowSource: 'static {
+    /// The type of the field constants.
+    type SourceFields: 'static;
+    /// The field constants the row's attributes name.
+    const SOURCE_FIELDS: Self::SourceFields;
+    /// The collection the pipeline runs on, for messages.
+    const SOURCE_COLLECTION: &'static str;
+    /// Whether the paths are a model's stored paths (checked against its
+    /// arrays), not an earlier row's fields.
+    #[doc(hidden)]
+    const SOURCE_IS_MODEL: bool;
+    /// The time series the model is stored as (for `trunc` without a unit).
+    #[doc(hidden)]
+    const SOURCE_TIMESERIES: Option<TimeSeriesSpec>;
+}
+
+impl<M: Document> RowSource for M {
+    type SourceFields = M::Fields;
+    const SOURCE_FIELDS: M::Fields = M::FIELDS;
+    const SOURCE_COLLECTION: &'static str = M::COLLECTION;
+    const SOURCE_IS_MODEL: bool = true;
+    const SOURCE_TIMESERIES: Option<TimeSeriesSpec> = M::TIMESERIES;
+}
+
+impl<R: Row> RowSource for Rows<R> {
+    type SourceFields = R::RowFields;
+    const SOURCE_FIELDS: R::RowFields = R::ROW_FIELDS;
+    const SOURCE_COLLECTION: &'static str = <R::Of as RowSource>::SOURCE_COLLECTION;
+    const SOURCE_IS_MODEL: bool = false;
+    const SOURCE_TIMESERIES: Option<TimeSeriesSpec> = None;
 }
 
 /// One array accumulator of a row, for the 16 MiB check.
@@ -38,6 +84,8 @@ pub struct RowSpec {
     slices: Vec<(String, u32)>,
     /// The model paths the group reads.
     paths: Vec<&'static str>,
+    /// Keys truncated to a time series' granularity (row field, path).
+    granular: Vec<(String, &'static str)>,
     arrays: Vec<ArrayAcc>,
 }
 
@@ -65,6 +113,51 @@ impl RowSpec {
             name,
             doc! { "$dateTrunc": { "date": field_ref(path), "unit": unit } },
         );
+    }
+
+    /// The row field `name` is a group key: the time at `path` truncated
+    /// to the granularity the time series declares (resolved when the
+    /// pipeline is sent, and refused when `path` is not its time field).
+    pub fn granular_key(&mut self, name: &str, path: &'static str) {
+        self.paths.push(path);
+        self.granular.push((name.to_owned(), path));
+        self.keys.insert(
+            name,
+            doc! { "$dateTrunc": { "date": field_ref(path), "unit": Bson::Null } },
+        );
+    }
+
+    /// Gives each `trunc` without a unit the unit of `series`' granularity;
+    /// the reason when one cannot have it.
+    pub(crate) fn at_granularity(
+        &mut self,
+        series: Option<TimeSeriesSpec>,
+    ) -> std::result::Result<(), String> {
+        for (name, path) in std::mem::take(&mut self.granular) {
+            let unit = match series {
+                Some(ts) if ts.time == path => match (ts.granularity, ts.span_seconds) {
+                    (Some(Granularity::Hours), _) => "hour",
+                    (Some(Granularity::Minutes), _) => "minute",
+                    (Some(Granularity::Seconds), _) | (None, None) => "second",
+                    (None, Some(_)) => return Err(format!(
+                        "`{name}` truncates `{path}` to the declared granularity, and the time series declares bucket spans in seconds, not a granularity: name a unit (`trunc = hour`)"
+                    )),
+                },
+                Some(ts) => return Err(format!(
+                    "`{name}` truncates `{path}` to the declared granularity, and only the time series' time field (`{}`) has one: name a unit (`trunc = day`)",
+                    ts.time
+                )),
+                None => return Err(format!(
+                    "`{name}` truncates `{path}` to the declared granularity, and only a time series declares one: name a unit (`trunc = day`)"
+                )),
+            };
+            if let Some(Bson::Document(key)) = self.keys.get_mut(&name) {
+                if let Ok(trunc) = key.get_document_mut("$dateTrunc") {
+                    trunc.insert("unit", unit);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// `count`: the documents of the group.

@@ -5,6 +5,9 @@ use syn::{Ident, Path};
 
 pub(super) struct RowInput<'a> {
     pub(super) of: Path,
+    /// The row is a model itself (`#[document(..)]` beside it): its field
+    /// constants are the model's, and `merge_into` writes it.
+    pub(super) model: bool,
     pub(super) krate: TokenStream,
     pub(super) fields: Vec<RowField<'a>>,
 }
@@ -27,7 +30,7 @@ pub(super) enum Operand {
 
 /// Where a row field comes from.
 pub(super) enum Source {
-    Key(ModelPath, Option<String>),
+    Key(ModelPath, Option<Trunc>),
     Count,
     /// `$sum` or `$avg` of an operand.
     Numeric(&'static str, Operand),
@@ -42,6 +45,13 @@ pub(super) enum Source {
         by: Vec<(ModelPath, i32)>,
         span: Span,
     },
+}
+
+/// How a date key is truncated: to a unit, or (`trunc` alone) to the
+/// granularity a time series declares.
+pub(super) enum Trunc {
+    Unit(String),
+    Declared,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -5,7 +5,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::DeriveInput;
 
-use super::ast::{ArrayKind, ModelPath, Operand, RowField, RowInput, Source};
+use super::ast::{ArrayKind, ModelPath, Operand, RowField, RowInput, Source, Trunc};
 use crate::expand::wrap;
 
 /// `&f.a.b`: the typed path, spanned on the attribute's own tokens, so that
@@ -34,9 +34,13 @@ fn field_spec(p: &TokenStream, field: &RowField) -> TokenStream {
             let r = field_ref(path);
             let at = span_of(path);
             let (operand, add) = match unit {
-                Some(unit) => (
+                Some(Trunc::Unit(unit)) => (
                     quote_spanned!(at=> #p::agg::date(#r)),
                     quote!(__spec.date_key(#stored, __op.name, #unit);),
+                ),
+                Some(Trunc::Declared) => (
+                    quote_spanned!(at=> #p::agg::date(#r)),
+                    quote!(__spec.granular_key(#stored, __op.name);),
                 ),
                 None => (
                     quote_spanned!(at=> #p::agg::operand(#r)),
@@ -130,43 +134,64 @@ pub fn expand(input: &DeriveInput, row: &RowInput) -> TokenStream {
     let model = &row.of;
     let lines = row.fields.iter().map(|f| field_spec(&p, f));
     let fields_ident = format_ident!("__{}RowFields", name);
-    let decls = row.fields.iter().map(|f| {
-        let (field, ty) = (f.ident, f.ty);
-        quote!(pub #field: #p::Field<#p::Rows<#ident>, #ty>)
-    });
-    let values = row.fields.iter().map(|f| {
-        let (field, stored) = (f.ident, &f.stored);
-        quote!(#field: #p::Field::new(#stored))
-    });
-    let doc = format!(
-        "The field constants of the row `{name}`: its stored names, to filter and sort its rows."
-    );
+    // A row that is a model itself filters and sorts by the model's field
+    // constants; any other row by its own.
+    let (scope, fields_ty, fields_value, own) = if row.model {
+        (
+            quote!(#ident),
+            quote!(<#ident as #p::Document>::Fields),
+            quote!(<#ident as #p::Document>::FIELDS),
+            TokenStream::new(),
+        )
+    } else {
+        let decls = row.fields.iter().map(|f| {
+            let (field, ty) = (f.ident, f.ty);
+            quote!(pub #field: #p::Field<#p::Rows<#ident>, #ty>)
+        });
+        let values = row.fields.iter().map(|f| {
+            let (field, stored) = (f.ident, &f.stored);
+            quote!(#field: #p::Field::new(#stored))
+        });
+        let doc = format!(
+            "The field constants of the row `{name}`: its stored names, to filter and sort its rows."
+        );
+        let own = quote! {
+            #[doc = #doc]
+            #[doc(hidden)]
+            #[allow(non_camel_case_types)]
+            #vis struct #fields_ident { #(#decls),* }
+
+            #[automatically_derived]
+            impl #ident {
+                /// The row's field constants (see the row's derive).
+                #vis const FIELDS: #fields_ident = #fields_ident { #(#values),* };
+            }
+        };
+        (
+            quote!(#p::Rows<#ident>),
+            quote!(#fields_ident),
+            quote!(#ident::FIELDS),
+            own,
+        )
+    };
     let body = wrap(quote! {
         #[automatically_derived]
         impl #p::Row for #ident {
             type Of = #model;
+            type Scope = #scope;
+            type RowFields = #fields_ty;
+            const ROW_FIELDS: #fields_ty = #fields_value;
             const ROW_NAME: &'static ::core::primitive::str = #name;
 
             fn spec() -> #p::RowSpec {
-                let __fields = <#model as #p::Document>::FIELDS;
+                let __fields = <#model as #p::RowSource>::SOURCE_FIELDS;
                 let mut __spec = #p::RowSpec::new();
                 #(#lines)*
                 __spec
             }
         }
 
-        #[automatically_derived]
-        impl #ident {
-            /// The row's field constants (see the row's derive).
-            #vis const FIELDS: #fields_ident = #fields_ident { #(#values),* };
-        }
+        #own
     });
-    quote! {
-        #[doc = #doc]
-        #[doc(hidden)]
-        #[allow(non_camel_case_types)]
-        #vis struct #fields_ident { #(#decls),* }
-
-        #body
-    }
+    quote! { #body }
 }

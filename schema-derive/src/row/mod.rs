@@ -12,7 +12,7 @@
 mod ast;
 mod expand;
 
-use ast::{ArrayKind, ModelPath, Operand, RowField, RowInput, Source};
+use ast::{ArrayKind, ModelPath, Operand, RowField, RowInput, Source, Trunc};
 
 use proc_macro2::{Span, TokenStream};
 use syn::spanned::Spanned;
@@ -124,6 +124,7 @@ fn parse<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<RowInput<'a>> {
     )?;
     let container = crate::serde::container(&input.attrs);
     let row_name = syn::ext::IdentExt::unraw(&input.ident).to_string();
+    let is_model = input.attrs.iter().any(|a| a.path().is_ident("document"));
     let mut out = Vec::new();
     for field in fields {
         let Some((ident, name, stored)) = crate::projection::stored_field(
@@ -147,6 +148,16 @@ fn parse<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<RowInput<'a>> {
                 format!("`{row_name}.{name}` has two sources: keep one `#[group(...)]`"),
             );
         }
+        if let (true, Some((_, Source::Array { max, span, .. }))) = (is_model, sources.first()) {
+            if let Some(bound) = embed_max(field).filter(|bound| max > bound) {
+                cx.error_at(
+                    *span,
+                    format!(
+                        "`{row_name}.{name}` keeps up to {max} items, and the model's `#[embed(max = {bound})]` on it allows {bound}: lower the accumulator's `max` to {bound} or less"
+                    ),
+                );
+            }
+        }
         match sources.into_iter().next() {
             Some((_, source)) => out.push(RowField {
                 ident,
@@ -165,22 +176,68 @@ fn parse<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<RowInput<'a>> {
             None => {}
         }
     }
+    if is_model {
+        keyed_by_id(cx, &row_name, &input.ident, &out);
+    }
     let krate = match krate {
         Some(path) => quote::quote!(#path),
         None => quote::quote!(::schema_core),
     };
     Some(RowInput {
         of: of?,
+        model: is_model,
         krate,
         fields: out,
     })
+}
+
+/// A row that is a model (written with `merge_into` or `out`) is keyed by
+/// its `_id` alone, so that one row is one document.
+fn keyed_by_id(cx: &Ctxt, row_name: &str, ident: &Ident, fields: &[RowField]) {
+    let is_key = |f: &&RowField| matches!(f.source, Source::Key(..));
+    let id_key = fields.iter().any(|f| f.stored == "_id" && is_key(&f));
+    if !id_key {
+        cx.error_at(
+            ident.span(),
+            format!(
+                "`{row_name}` is a model (`#[document(..)]`), so each row is one of its documents: make its `_id` field the group key (`#[serde(rename = \"_id\")] #[group(key = product_id)] id: ..`)"
+            ),
+        );
+    }
+    for field in fields.iter().filter(is_key).filter(|f| f.stored != "_id") {
+        cx.error_at(
+            field.ident.span(),
+            format!(
+                "`{row_name}.{}` is a second group key, and a row that is a model is keyed by its `_id` alone: read it with an accumulator (`#[group(first = ..)]`), or group into a row that is not a model",
+                field.ident
+            ),
+        );
+    }
+}
+
+/// The `max` of a field's `#[embed(max = N)]`, on a row that is a model
+/// (the `Document` derive reports any mistake in it).
+fn embed_max(field: &syn::Field) -> Option<u32> {
+    let mut found = None;
+    for attr in field.attrs.iter().filter(|a| a.path().is_ident("embed")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("max") {
+                let lit: syn::LitInt = meta.value()?.parse()?;
+                found = lit.base10_parse::<u32>().ok();
+            } else if meta.input.peek(syn::Token![=]) {
+                let _: Expr = meta.value()?.parse()?;
+            }
+            Ok(())
+        });
+    }
+    found
 }
 
 /// What one `#[group(...)]` holds, before it is checked.
 #[derive(Default)]
 struct Keys {
     source: Option<(String, Span, Option<Expr>)>,
-    trunc: Option<(String, Span)>,
+    trunc: Option<(Trunc, Span)>,
     max_bound: Option<(u32, Span)>,
     bytes: Option<u64>,
     by: Vec<(ModelPath, i32)>,
@@ -230,6 +287,9 @@ fn parse_group(cx: &Ctxt, attr: &syn::Attribute) -> Option<Source> {
                     }
                 }
             }
+            "trunc" if !meta.input.peek(syn::Token![=]) => {
+                keys.trunc = Some((Trunc::Declared, span));
+            }
             "trunc" => {
                 let unit: Ident = meta.value()?.parse()?;
                 let text = unit.to_string();
@@ -238,12 +298,12 @@ fn parse_group(cx: &Ctxt, attr: &syn::Attribute) -> Option<Source> {
                     cx.error_spanned_by(
                         &unit,
                         format!(
-                            "`trunc` takes a unit of time{}",
+                            "`trunc` takes a unit of time{} (or none, for a time series' declared granularity)",
                             crate::suggest::hint(&text, UNITS)
                         ),
                     );
                 }
-                keys.trunc = Some((text, span));
+                keys.trunc = Some((Trunc::Unit(text), span));
             }
             "bytes" => {
                 let lit: syn::LitInt = meta.value()?.parse()?;

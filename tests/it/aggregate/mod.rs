@@ -4,5 +4,8 @@
 //! an explain per guarded shape); groups refused before sending; a
 //! view's `project` and a reference's `lookup`.
 
+mod groups;
 mod seeds;
+mod versions;
 mod views;
+mod writes;

@@ -80,13 +80,13 @@ struct EveryDate {
     dates: Vec<bson::DateTime>,
 }
 
-fn product_ids() -> Vec<ObjectId> {
+pub(super) fn product_ids() -> Vec<ObjectId> {
     (0..6u8)
         .map(|i| ObjectId::from_bytes([i + 1; 12]))
         .collect()
 }
 
-fn orders() -> Vec<Order> {
+pub(super) fn orders() -> Vec<Order> {
     let products = product_ids();
     (0..60u32)
         .map(|i| {
@@ -139,7 +139,7 @@ fn posts() -> Vec<Post> {
 }
 
 /// The rows of a raw pipeline, read as `T`.
-async fn raw<T: serde::de::DeserializeOwned>(
+pub(super) async fn raw<T: serde::de::DeserializeOwned>(
     db: &mongodb::Database,
     collection: &str,
     pipeline: Vec<BsonDocument>,
