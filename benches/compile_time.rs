@@ -8,7 +8,11 @@
 //! - (a) `serde`: `#[derive(Serialize, Deserialize)]`;
 //! - (b) `document`: serde's derives plus `#[derive(Document)]` with
 //!   `#[document(collection)]`, `#[embed(max = 10)]` on the `Vec` and
-//!   `#[reference(index, to = .., sort(at = desc))]` on the reference.
+//!   `#[reference(index, to = .., sort(at = desc))]` on the reference;
+//! - (d) `rows-serde`: (b) and one row struct per model (a key, a count, a
+//!   max and a bounded top-5) with `#[derive(Deserialize)]`;
+//! - (e) `rows`: the same rows with `#[derive(Row, Deserialize)]` and
+//!   their `#[group(...)]` attributes.
 //!
 //! All three depend on `schema-core` (by path) and `serde`, and name
 //! `bson::DateTime` through `schema_core::bson`, with the
@@ -21,7 +25,8 @@
 //! system of `cargo` and `rustc`, read from `/proc` on Linux: it moves far
 //! less than wall time when other work shares the cores), serde's extra time
 //! (a - c), Document's extra time (b - a) and their ratio (the goal is below
-//! 1.0), and the same ratio run by run (its median and p10-p90).
+//! 1.0), and the same ratio run by run (its median and p10-p90); then the
+//! same for the rows: serde's extra (d - b), Row's (e - d).
 //!
 //! Run: `cargo bench --bench compile_time`. Works offline once the workspace
 //! has been built (every dependency is then in the cargo cache). Settings:
@@ -47,16 +52,28 @@ enum Variant {
     Serde,
     /// (b) serde's derives and `Document`.
     Document,
+    /// (d) (b) and a row of each model with `Deserialize` only.
+    RowsSerde,
+    /// (e) (b) and a row of each model with `Row` and `Deserialize`.
+    Rows,
 }
 
 impl Variant {
-    const ALL: [Variant; 3] = [Variant::Empty, Variant::Serde, Variant::Document];
+    const ALL: [Variant; 5] = [
+        Variant::Empty,
+        Variant::Serde,
+        Variant::Document,
+        Variant::RowsSerde,
+        Variant::Rows,
+    ];
 
     fn dir(self) -> &'static str {
         match self {
             Variant::Empty => "empty",
             Variant::Serde => "serde",
             Variant::Document => "document",
+            Variant::RowsSerde => "rows-serde",
+            Variant::Rows => "rows",
         }
     }
 
@@ -69,6 +86,8 @@ impl Variant {
             Variant::Empty => "(c) no derives",
             Variant::Serde => "(a) Serialize, Deserialize",
             Variant::Document => "(b) Serialize, Deserialize, Document",
+            Variant::RowsSerde => "(d) (b) + rows: Deserialize",
+            Variant::Rows => "(e) (b) + rows: Row, Deserialize",
         }
     }
 }
@@ -80,14 +99,20 @@ fn source(variant: Variant) -> String {
     match variant {
         Variant::Empty => {}
         Variant::Serde => s.push_str("use serde::{Deserialize, Serialize};\n\n"),
-        Variant::Document => {
+        Variant::Document | Variant::RowsSerde | Variant::Rows => {
             s.push_str("use schema_core::Document;\nuse serde::{Deserialize, Serialize};\n\n")
         }
+    }
+    if variant == Variant::Rows {
+        s.push_str("use schema_core::Row;\n\n");
     }
     for i in 0..MODELS {
         let next = (i + 1) % MODELS;
         let serde = variant != Variant::Empty;
-        let document = variant == Variant::Document;
+        let document = matches!(
+            variant,
+            Variant::Document | Variant::RowsSerde | Variant::Rows
+        );
         let attr = |on: bool, text: &str| if on { text.to_owned() } else { String::new() };
         let _ = write!(
             s,
@@ -102,7 +127,7 @@ fn source(variant: Variant) -> String {
             derive = match variant {
                 Variant::Empty => "",
                 Variant::Serde => "#[derive(Serialize, Deserialize)]\n",
-                Variant::Document => "#[derive(Serialize, Deserialize, Document)]\n",
+                _ => "#[derive(Serialize, Deserialize, Document)]\n",
             },
             rename_all = attr(serde, "#[serde(rename_all = \"camelCase\")]\n"),
             collection = attr(
@@ -116,8 +141,45 @@ fn source(variant: Variant) -> String {
                 &format!("    #[reference(index, to = M{next:03}, sort(at = desc))]\n")
             ),
         );
+        if matches!(variant, Variant::RowsSerde | Variant::Rows) {
+            s.push_str(&row_source(i, variant == Variant::Rows));
+        }
     }
     s
+}
+
+/// A row of model `i`: a key, a count, a max and a bounded top-5, with
+/// `#[derive(Row)]` and its attributes when `row`.
+fn row_source(i: usize, row: bool) -> String {
+    let attr = |text: &str| {
+        if row {
+            format!("    {text}\n")
+        } else {
+            String::new()
+        }
+    };
+    format!(
+        "{derive}{of}pub struct R{i:03} {{\n\
+         {key}    pub owner_id: String,\n\
+         {count}    pub n: i64,\n\
+         {max}    pub latest: bson::DateTime,\n\
+         {top}    pub titles: Vec<String>,\n\
+         }}\n\n",
+        derive = if row {
+            "#[derive(Row, Deserialize)]\n"
+        } else {
+            "#[derive(Deserialize)]\n"
+        },
+        of = if row {
+            format!("#[row(of = M{i:03})]\n")
+        } else {
+            String::new()
+        },
+        key = attr("#[group(key = owner_id)]"),
+        count = attr("#[group(count)]"),
+        max = attr("#[group(max = at)]"),
+        top = attr("#[group(top = title, by(at = desc), max = 5, bytes = 100)]"),
+    )
 }
 
 /// A TOML basic string.
@@ -342,7 +404,7 @@ fn main() {
         if cargo.offline { " (offline)" } else { "" }
     );
     println!(
-        "each run: touch src/lib.rs, `cargo <mode> --lib -p <crate>` with CARGO_INCREMENTAL=0; {reps} runs per crate, interleaved c/a/b"
+        "each run: touch src/lib.rs, `cargo <mode> --lib -p <crate>` with CARGO_INCREMENTAL=0; {reps} runs per crate, interleaved c/a/b/d/e"
     );
 
     for mode in &modes {
@@ -377,27 +439,38 @@ fn main() {
                 cpu[cpu.len() - 1]
             );
         }
-        // Document's extra over serde's, run by run (the runs of one
-        // repetition are adjacent, so they share the machine's load).
-        let per_round = |time: fn(&Sample) -> Option<Duration>| {
+        // A derive's extra over serde's, run by run (the runs of one
+        // repetition are adjacent, so they share the machine's load):
+        // Document's (b - a) / (a - c), Row's (e - d) / (d - b).
+        let per_round = |time: fn(&Sample) -> Option<Duration>,
+                         [base, with_serde, with_derive]: [usize; 3]| {
             Spread::of((0..reps).map(|k| {
                 let t = |variant: usize| time(&samples[variant][k]).map_or(f64::NAN, secs);
-                let (c, a, b) = (t(0), t(1), t(2));
+                let (c, a, b) = (t(base), t(with_serde), t(with_derive));
                 (b - a) / (a - c)
             }))
         };
-        let spreads = [per_round(|s| Some(s.wall)), per_round(|s| s.cpu)];
-        for ((what, m), per_round) in [("wall", &wall), ("CPU", &cpu)].into_iter().zip(spreads) {
-            if what == "CPU" && !has_cpu {
-                continue;
+        for (derive, serde_what, crates) in [
+            ("Document", "serde's extra (a - c)", [0, 1, 2]),
+            ("Row", "serde's extra for the rows (d - b)", [2, 3, 4]),
+        ] {
+            let spreads = [
+                per_round(|s| Some(s.wall), crates),
+                per_round(|s| s.cpu, crates),
+            ];
+            for ((what, m), per_round) in [("wall", &wall), ("CPU", &cpu)].into_iter().zip(spreads)
+            {
+                if what == "CPU" && !has_cpu {
+                    continue;
+                }
+                let [c, a, b] = crates.map(|i| m[i]);
+                println!(
+                    "  {what:>4}: {serde_what} {:.2} s; {derive}'s extra {:.2} s; ratio {derive}/serde {:.2} (goal < 1.0); per run: {per_round}",
+                    a - c,
+                    b - a,
+                    (b - a) / (a - c)
+                );
             }
-            let (c, a, b) = (m[0], m[1], m[2]);
-            println!(
-                "  {what:>4}: serde's extra (a - c) {:.2} s; Document's extra (b - a) {:.2} s; ratio Document/serde {:.2} (goal < 1.0); per run: {per_round}",
-                a - c,
-                b - a,
-                (b - a) / (a - c)
-            );
         }
     }
 

@@ -5,6 +5,7 @@
 //! view's `project` and a reference's `lookup`.
 
 mod groups;
+mod memory;
 mod seeds;
 mod versions;
 mod views;
