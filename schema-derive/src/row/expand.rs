@@ -17,7 +17,16 @@ fn field_ref(path: &ModelPath) -> TokenStream {
         .reduce(|a, b| a.join(b).unwrap_or(a))
         .unwrap_or_else(Span::call_site);
     let f = quote_spanned!(span=> __fields);
-    quote_spanned!(span=> &#f #(.#path)*)
+    // The tag of an enum, `details.tag()`, is parsed as the raw segment
+    // `r#tag`: the tag's field.
+    let segments = path.iter().map(|segment| {
+        if segment.to_string() == "r#tag" {
+            quote_spanned!(segment.span()=> .tag().field())
+        } else {
+            quote_spanned!(segment.span()=> .#segment)
+        }
+    });
+    quote_spanned!(span=> &#f #(#segments)*)
 }
 
 fn span_of(path: &ModelPath) -> Span {

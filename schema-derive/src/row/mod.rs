@@ -62,6 +62,13 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
 fn model_path(expr: &Expr) -> Option<ModelPath> {
     match expr {
         Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| vec![i.clone()]),
+        // `details.tag()`: an enum's tag, as the last segment (see
+        // `expand::field_ref`).
+        Expr::MethodCall(m) if m.method == "tag" && m.args.is_empty() && m.turbofish.is_none() => {
+            let mut path = model_path(&m.receiver)?;
+            path.push(Ident::new_raw("tag", m.method.span()));
+            Some(path)
+        }
         Expr::Field(f) => {
             let mut path = model_path(&f.base)?;
             match &f.member {
@@ -74,7 +81,7 @@ fn model_path(expr: &Expr) -> Option<ModelPath> {
     }
 }
 
-const PATH_HELP: &str = "name a field of the model by its Rust name, a nested one through dots: `total`, `customer.email`, `items.unit_price`";
+const PATH_HELP: &str = "name a field of the model by its Rust name, a nested one through dots: `total`, `customer.email`, `items.unit_price`, an enum's tag with `details.tag()`";
 
 fn parse<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<RowInput<'a>> {
     let mut of: Option<Path> = None;

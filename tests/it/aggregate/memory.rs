@@ -140,8 +140,9 @@ async fn measured_alone() {
     let started = std::time::Instant::now();
     let before = peak_kib();
     let mut stream = best().await.unwrap();
-    let (mut rows, mut games) = (0i64, 0i64);
+    let (mut rows, mut games, mut players) = (0i64, 0i64, 0i64);
     while let Some(row) = stream.try_next().await.unwrap() {
+        players += row.player;
         assert!(row.points.len() <= 5 && row.points.len() == row.titles.len());
         assert!(row.points.windows(2).all(|w| w[0] >= w[1]), "best first");
         rows += 1;
@@ -151,6 +152,7 @@ async fn measured_alone() {
     let streamed = peak_kib().saturating_sub(before);
     let took = started.elapsed();
     assert_eq!((rows, games), (PLAYERS, DOCS));
+    assert_eq!(players, (0..PLAYERS).sum::<i64>(), "every player once");
 
     let before = peak_kib();
     let collected = best().all().await.unwrap();

@@ -4,6 +4,7 @@
 //! an explain per guarded shape); groups refused before sending; a
 //! view's `project` and a reference's `lookup`.
 
+mod catalog;
 mod groups;
 mod memory;
 mod seeds;

@@ -70,6 +70,13 @@ impl<M, E, P> TagField<M, E, P> {
     pub const fn name(&self) -> &'static str {
         self.field.name
     }
+
+    /// The tag as a field, for a row's group key (`#[group(key =
+    /// details.tag())]`), which reads it as a `String`.
+    #[doc(hidden)]
+    pub const fn field(&self) -> Field<M, Tag<E>, P> {
+        self.field
+    }
 }
 
 impl<M: Scope, E: crate::typed::path::Tagged, P> TagField<M, E, P> {
