@@ -38,7 +38,7 @@ pub(super) enum Stage {
     Unwind(&'static str),
     /// A row's group: its name, its spec, and whether it reads the
     /// model's stored paths (not an earlier row's fields) and time series.
-    Group(&'static str, RowSpec, bool, Option<TimeSeriesSpec>),
+    Group(&'static str, Box<RowSpec>, bool, Option<TimeSeriesSpec>),
     Project(Option<BsonDocument>),
     Lookup(Lookup),
     Unchecked(BsonDocument),
@@ -328,7 +328,12 @@ impl<'a, M: Document, S: Groupable> Aggregate<'a, M, S> {
             <S::Source as RowSource>::SOURCE_IS_MODEL,
             <S::Source as RowSource>::SOURCE_TIMESERIES,
         );
-        self.then(Some(Stage::Group(R::ROW_NAME, R::spec(), model, series)))
+        self.then(Some(Stage::Group(
+            R::ROW_NAME,
+            Box::new(R::spec()),
+            model,
+            series,
+        )))
     }
 }
 

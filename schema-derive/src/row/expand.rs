@@ -20,7 +20,7 @@ fn field_ref(path: &ModelPath) -> TokenStream {
     // The tag of an enum, `details.tag()`, is parsed as the raw segment
     // `r#tag`: the tag's field.
     let segments = path.iter().map(|segment| {
-        if segment.to_string() == "r#tag" {
+        if *segment == "r#tag" {
             quote_spanned!(segment.span()=> .tag().field())
         } else {
             quote_spanned!(segment.span()=> .#segment)
