@@ -45,6 +45,17 @@ pub fn child_test(module: &str, test: &str) -> std::process::Command {
     command
 }
 
+/// The process's peak resident set size so far, in KiB (`VmHWM`): the
+/// memory tests measure in a process of their own ([`child_test`]).
+pub fn peak_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM")
+}
+
 /// A client for the test server.
 pub async fn client() -> Client {
     Client::with_uri_str(uri())

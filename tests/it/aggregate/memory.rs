@@ -52,16 +52,6 @@ struct EveryTitle {
     titles: Vec<String>,
 }
 
-/// The process's peak resident set size so far, in KiB (`VmHWM`).
-fn peak_kib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmHWM")
-}
-
 const CHILD: &str = "AGGREGATE_TOP_N_MEMORY_CHILD";
 
 #[test]
@@ -138,7 +128,7 @@ async fn measured_alone() {
     drop(warm);
 
     let started = std::time::Instant::now();
-    let before = peak_kib();
+    let before = support::peak_kib();
     let mut stream = best().await.unwrap();
     let (mut rows, mut games, mut players) = (0i64, 0i64, 0i64);
     while let Some(row) = stream.try_next().await.unwrap() {
@@ -149,14 +139,14 @@ async fn measured_alone() {
         games += row.games;
     }
     drop(stream);
-    let streamed = peak_kib().saturating_sub(before);
+    let streamed = support::peak_kib().saturating_sub(before);
     let took = started.elapsed();
     assert_eq!((rows, games), (PLAYERS, DOCS));
     assert_eq!(players, (0..PLAYERS).sum::<i64>(), "every player once");
 
-    let before = peak_kib();
+    let before = support::peak_kib();
     let collected = best().all().await.unwrap();
-    let in_vec = peak_kib().saturating_sub(before);
+    let in_vec = support::peak_kib().saturating_sub(before);
     assert_eq!(collected.len() as i64, PLAYERS);
     drop(collected);
 

@@ -27,16 +27,6 @@ struct Reading {
     payload: String,
 }
 
-/// The process's peak resident set size so far, in KiB (`VmHWM`).
-fn peak_kib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmHWM")
-}
-
 /// The environment variable that makes [`measured_alone`] measure.
 const CHILD: &str = "FIND_STREAM_MEMORY_CHILD";
 
@@ -102,7 +92,7 @@ async fn measured_alone() {
     while warm.try_next().await.unwrap().is_some() {}
     drop(warm);
 
-    let before = peak_kib();
+    let before = support::peak_kib();
     let mut stream = all().await.unwrap();
     let (mut n, mut bytes, mut next_id) = (0u64, 0usize, 0i64);
     while let Some(r) = stream.try_next().await.unwrap() {
@@ -112,13 +102,13 @@ async fn measured_alone() {
         bytes += r.payload.len();
     }
     drop(stream);
-    let streamed = peak_kib().saturating_sub(before);
+    let streamed = support::peak_kib().saturating_sub(before);
     assert_eq!(n, u64::from(DOCS));
     assert_eq!(bytes, DOCS as usize * 256);
 
-    let before = peak_kib();
+    let before = support::peak_kib();
     let collected = all().all().await.unwrap();
-    let in_vec = peak_kib().saturating_sub(before);
+    let in_vec = support::peak_kib().saturating_sub(before);
     assert_eq!(collected.len(), DOCS as usize);
     drop(collected);
 
