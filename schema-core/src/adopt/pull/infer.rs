@@ -31,6 +31,12 @@ pub(super) enum Kind {
     Date,
     ObjectId,
     Binary,
+    /// A value encrypted on the client (BSON binary subtype 6, the FLE1
+    /// form): how, and the BSON type byte of the value before it.
+    Encrypted {
+        deterministic: bool,
+        original: u8,
+    },
     Timestamp,
     Regex,
     Document,
@@ -52,7 +58,7 @@ impl Kind {
             RawBsonRef::Boolean(_) => Kind::Bool,
             RawBsonRef::DateTime(_) => Kind::Date,
             RawBsonRef::ObjectId(_) => Kind::ObjectId,
-            RawBsonRef::Binary(_) => Kind::Binary,
+            RawBsonRef::Binary(b) => encrypted(b.subtype, b.bytes).unwrap_or(Kind::Binary),
             RawBsonRef::Timestamp(_) => Kind::Timestamp,
             RawBsonRef::RegularExpression(_) => Kind::Regex,
             RawBsonRef::Document(_) => Kind::Document,
@@ -78,7 +84,7 @@ impl Kind {
             Kind::Bool => "bool",
             Kind::Date => "date",
             Kind::ObjectId => "objectId",
-            Kind::Binary => "binData",
+            Kind::Binary | Kind::Encrypted { .. } => "binData",
             Kind::Timestamp => "timestamp",
             Kind::Regex => "regex",
             Kind::Document => "object",
@@ -86,6 +92,24 @@ impl Kind {
             Kind::Other(name) => name,
         }
     }
+}
+
+/// A client-side encrypted value (binary subtype 6 in the FLE1 form: a
+/// byte saying deterministic (1) or random (2), the data key's 16-byte
+/// UUID, the original value's BSON type byte, then the ciphertext).
+pub(crate) fn encrypted(subtype: bson::spec::BinarySubtype, bytes: &[u8]) -> Option<Kind> {
+    if subtype != bson::spec::BinarySubtype::Encrypted || bytes.len() < 18 {
+        return None;
+    }
+    let deterministic = match bytes[0] {
+        1 => true,
+        2 => false,
+        _ => return None,
+    };
+    Some(Kind::Encrypted {
+        deterministic,
+        original: bytes[17],
+    })
 }
 
 /// What one path held: a field's values, or an array's items.

@@ -141,7 +141,26 @@ pub(super) fn scalar(kind: Kind) -> Option<&'static str> {
         Kind::Binary => "Binary",
         Kind::Timestamp => "Timestamp",
         Kind::Regex => "Regex",
+        Kind::Encrypted { original, .. } => return scalar(plain_kind(original)?),
         Kind::Document | Kind::Array | Kind::Other(_) => return None,
+    })
+}
+
+/// The kind of a BSON type byte, for the value an encrypted one holds
+/// (`None` for one with no Rust type of its own here: a sub-document or
+/// an array, encrypted whole).
+pub(super) fn plain_kind(byte: u8) -> Option<Kind> {
+    Some(match byte {
+        0x01 => Kind::Double,
+        0x02 => Kind::String,
+        0x05 => Kind::Binary,
+        0x07 => Kind::ObjectId,
+        0x08 => Kind::Bool,
+        0x09 => Kind::Date,
+        0x10 => Kind::Int32,
+        0x12 => Kind::Int64,
+        0x13 => Kind::Decimal,
+        _ => return None,
     })
 }
 

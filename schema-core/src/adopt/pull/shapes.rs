@@ -63,6 +63,34 @@ impl Typed {
     }
 }
 
+/// A field encrypted on the client: `#[encrypt(..)]` with the algorithm
+/// its values were encrypted with, read as the type they held.
+fn encrypted(deterministic: bool, original: u8) -> Typed {
+    let how = if deterministic {
+        "deterministic"
+    } else {
+        "random"
+    };
+    let mut typed = match scalar(Kind::Encrypted {
+        deterministic,
+        original,
+    }) {
+        Some(name) => Typed::plain(Ty::named(name)),
+        None => Typed::plain(Ty::named("Bson")),
+    };
+    typed.attrs.push(format!("#[encrypt({how})]"));
+    typed.notes.push(format!(
+        "encrypted on the client ({how}, BSON binary subtype 6), holding {}: reads need the data key it names, and an equality filter finds only values encrypted under the key this model names",
+        match (original, super::ir::plain_kind(original)) {
+            (_, Some(kind)) => format!("`{}` values", kind.name()),
+            (0x03, None) => "sub-documents".to_owned(),
+            (0x04, None) => "arrays".to_owned(),
+            (other, None) => format!("values of BSON type {other:#04x}"),
+        }
+    ));
+    typed
+}
+
 impl<'a> Shapes<'a> {
     pub(super) fn new(ctx: Context<'a>) -> Shapes<'a> {
         Shapes {
@@ -178,6 +206,10 @@ impl<'a> Shapes<'a> {
                 Typed::plain(self.object(at, stored, object))
             }
             [Kind::Array] => self.array(at, stored, node),
+            [Kind::Encrypted {
+                deterministic,
+                original,
+            }] => encrypted(deterministic, original),
             [kind] => match scalar(kind) {
                 Some(name) => Typed::plain(Ty::named(name)),
                 None => Typed::free(

@@ -359,3 +359,58 @@ async fn the_schema_command_pulls_into_a_file() {
         "{printed}"
     );
 }
+
+/// A collection whose fields another application encrypted on the client
+/// (BSON binary subtype 6, in the FLE1 form its specification gives: the
+/// algorithm's byte, the data key's UUID, the original type's byte, then
+/// the ciphertext): `pull` declares them `#[encrypt(..)]` with the
+/// algorithm and the type they held, and says which key reads them.
+#[tokio::test]
+async fn encrypted_fields_are_declared_with_their_algorithm_and_type() {
+    let db = database("pull_encrypted").await;
+    let sealed = |algorithm: u8, original: u8, i: u8| {
+        let mut bytes = vec![algorithm];
+        bytes.extend([0x5a; 16]); // the data key's UUID
+        bytes.push(original);
+        bytes.extend((0..48).map(|b| b ^ i)); // the ciphertext, as opaque here
+        mongodb::bson::Binary {
+            subtype: mongodb::bson::spec::BinarySubtype::Encrypted,
+            bytes,
+        }
+    };
+    let patients = db.collection::<BsonDocument>("patients");
+    for i in 0..20u8 {
+        patients
+            .insert_one(doc! {
+                "_id": i32::from(i),
+                "name": format!("patient {i}"),
+                "ssn": sealed(1, 0x02, i),
+                "visits": sealed(2, 0x10, i),
+                "notes": sealed(2, 0x03, i),
+            })
+            .await
+            .unwrap();
+    }
+    let pulled = pull(&db, &PullOptions::default()).await.unwrap();
+    let source = &pulled.source;
+    println!("{source}");
+    for (attr, field) in [
+        ("#[encrypt(deterministic)]", "pub ssn: String,"),
+        ("#[encrypt(random)]", "pub visits: i32,"),
+        ("#[encrypt(random)]", "pub notes: Bson,"),
+    ] {
+        let at = source.find(field).unwrap_or_else(|| panic!("{field}"));
+        let before = &source[..at];
+        let attr_at = before.rfind(attr).unwrap_or_else(|| panic!("{attr}"));
+        assert!(
+            !source[attr_at..at].contains("pub "),
+            "{attr} is on {field}"
+        );
+    }
+    assert!(
+        source.contains("encrypted on the client (deterministic"),
+        "{source}"
+    );
+    assert!(source.contains("holding `string` values"), "{source}");
+    assert!(source.contains("holding sub-documents"), "{source}");
+}
