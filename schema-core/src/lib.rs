@@ -129,9 +129,9 @@ pub use watch::{
 // Adopting a database: its audit.
 pub use adopt::audit::{
     audit, audit_with, ArrayAudit, Audit, AuditOptions, AuditProgress, AuditStage, CollectionAudit,
-    DeclaredAudit, Failing, Growth, OneSided, PolymorphicAudit, ReferenceAudit, SizeAudit, Variant,
-    GROWING_MIN, GROWING_RHO, HUGE, LARGE, LINKS_KEPT, REFERENCE_FOUND, REFERENCE_SAMPLE,
-    RESERVOIR, TAG_VALUES,
+    DeclaredAudit, EncryptedAudit, Failing, Growth, OneSided, PolymorphicAudit, ReferenceAudit,
+    SizeAudit, Variant, GROWING_MIN, GROWING_RHO, HUGE, LARGE, LINKS_KEPT, REFERENCE_FOUND,
+    REFERENCE_SAMPLE, RESERVOIR, TAG_VALUES,
 };
 
 // Adopting a database: moving a stuck array out into a collection of its own.

@@ -33,6 +33,11 @@ pub(super) enum Value<'a> {
     String(&'a str),
     /// A value of a kind an id can be (an ObjectId, an int or a long).
     Id(RawBsonRef<'a>),
+    /// A value encrypted on the client (binary subtype 6, FLE1):
+    /// deterministic or not.
+    Encrypted(bool),
+    /// Null.
+    Null,
     /// Any other value.
     Other,
 }
@@ -159,8 +164,12 @@ fn value(kind: u8, value: &[u8]) -> Option<Value<'_>> {
                 let inner = usize::try_from(i32_at(value, 5)?).ok()?;
                 (len >= 4 && inner.checked_add(4)? == len).then_some(())?;
             }
-            Value::Other
+            match super::encrypted::sealed(value.get(4..)?) {
+                Some(deterministic) => Value::Encrypted(deterministic),
+                None => Value::Other,
+            }
         }
+        0x0A => Value::Null,
         0x0F => {
             // Its length, then the code, then the scope.
             if value.len() < 14 {

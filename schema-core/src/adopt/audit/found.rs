@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use super::arrays::ArrayAudit;
 use super::declared::DeclaredAudit;
+use super::encrypted::EncryptedAudit;
 use super::polymorphic::PolymorphicAudit;
 use super::references::ReferenceAudit;
 use super::sizes::SizeAudit;
@@ -34,6 +35,9 @@ pub struct CollectionAudit {
     pub references: Vec<ReferenceAudit>,
     /// Its sub-documents whose keys a string beside them decides.
     pub polymorphic: Vec<PolymorphicAudit>,
+    /// Its fields encrypted on the client (binary subtype 6), in path
+    /// order, with the values stored in clear beside them.
+    pub encrypted: Vec<EncryptedAudit>,
     /// What the model registered on it makes of its documents, when one is
     /// ([`audit_with`](crate::audit_with)).
     pub declared: Option<DeclaredAudit>,
@@ -56,6 +60,11 @@ impl Audit {
     /// The polymorphic sub-documents, in every collection.
     pub fn polymorphic(&self) -> impl Iterator<Item = &PolymorphicAudit> {
         self.collections.iter().flat_map(|c| c.polymorphic.iter())
+    }
+
+    /// The fields encrypted on the client, in every collection.
+    pub fn encrypted(&self) -> impl Iterator<Item = &EncryptedAudit> {
+        self.collections.iter().flat_map(|c| c.encrypted.iter())
     }
 
     /// What the declared models make of their collections.

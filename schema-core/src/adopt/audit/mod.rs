@@ -38,6 +38,7 @@
 mod arrays;
 mod declared;
 mod elements;
+mod encrypted;
 mod found;
 mod options;
 mod paths;
@@ -52,6 +53,7 @@ mod walk_tests;
 
 pub use arrays::{ArrayAudit, Growth, GROWING_MIN, GROWING_RHO, RESERVOIR};
 pub use declared::{DeclaredAudit, Failing};
+pub use encrypted::EncryptedAudit;
 pub use found::{Audit, CollectionAudit};
 pub use options::AuditOptions;
 pub use polymorphic::{PolymorphicAudit, Variant, TAG_VALUES};

@@ -11,6 +11,7 @@ use bson::{RawBsonRef, RawDocument};
 use super::arrays::Lengths;
 use super::declared::Checked;
 use super::elements::{key_ok, Elements, Value};
+use super::encrypted::{Counts, EncryptedAudit};
 use super::found::CollectionAudit;
 use super::options::AuditOptions;
 use super::paths::{Child, PathId, Paths, ROOT};
@@ -31,6 +32,12 @@ const REFUSED: u32 = u32::MAX - 1;
 struct Slots {
     array: u32,
     candidate: u32,
+    /// The place of its counts in [`Scan::encrypted`] ([`NONE`] until an
+    /// encrypted value there).
+    encrypted: u32,
+    /// How many values other than null it held, in a document or a
+    /// sub-document (not as an array's item).
+    values: u64,
 }
 
 /// What one collection's read has kept so far.
@@ -46,6 +53,9 @@ pub(super) struct Scan {
     /// Each candidate path's values, in the order first seen (at most
     /// [`CANDIDATE_PATHS`]); made into [`Scan::candidates`] once read.
     kept: Vec<(PathId, Candidate)>,
+    /// The counts of each path holding encrypted values, in the order
+    /// first seen.
+    encrypted: Vec<(PathId, Counts)>,
     sizes: Sizes,
     /// Where a document's age is read when its `_id` is not an ObjectId:
     /// undecided (`None`) until the first such document, then the first
@@ -81,6 +91,7 @@ impl Scan {
             slots: Vec::new(),
             arrays: Vec::new(),
             kept: Vec::new(),
+            encrypted: Vec::new(),
             sizes: Sizes::default(),
             date_field: None,
             aged_by_id: false,
@@ -134,6 +145,8 @@ impl Scan {
             let none = Slots {
                 array: NONE,
                 candidate: NONE,
+                encrypted: NONE,
+                values: 0,
             };
             self.slots.resize(self.paths.len().max(at + 1), none);
         }
@@ -157,6 +170,18 @@ impl Scan {
         }
         let at = self.slots[id as usize].candidate;
         self.kept.get_mut(at as usize).map(|(_, c)| c)
+    }
+
+    /// The encrypted values' counts at path `id`.
+    fn encrypted(&mut self, id: PathId) -> &mut Counts {
+        let count = self.encrypted.len();
+        let slots = self.slots(id);
+        if slots.encrypted == NONE {
+            slots.encrypted = count as u32;
+            self.encrypted.push((id, Counts::default()));
+        }
+        let at = self.slots[id as usize].encrypted as usize;
+        &mut self.encrypted[at].1
     }
 
     /// The lengths of the array path `id`.
@@ -202,6 +227,9 @@ impl Scan {
                 Child::Past => continue,
                 Child::NotUtf8 => break,
             };
+            if !matches!(value, Value::Null) {
+                self.slots(path).values += 1;
+            }
             match value {
                 Value::Array(array) => {
                     let mut length = 0;
@@ -221,7 +249,9 @@ impl Scan {
                             }
                             Value::String(text) => Some(RawBsonRef::String(text)),
                             Value::Id(id) => Some(id),
-                            Value::Array(_) | Value::Other => None,
+                            Value::Array(_) | Value::Encrypted(_) | Value::Null | Value::Other => {
+                                None
+                            }
                         };
                         if let Some(candidate) = self.candidate(path) {
                             candidate.add(scalar, true);
@@ -252,7 +282,15 @@ impl Scan {
                         candidate.add(Some(id), false);
                     }
                 }
-                Value::Other => {
+                Value::Encrypted(deterministic) => {
+                    let counts = self.encrypted(path);
+                    if deterministic {
+                        counts.deterministic += 1;
+                    } else {
+                        counts.random += 1;
+                    }
+                }
+                Value::Null | Value::Other => {
                     if let Some(candidate) = self.candidate(path) {
                         candidate.add(None, false);
                     }
@@ -294,6 +332,20 @@ impl Scan {
             .map(|(id, candidate)| (self.paths.name(id).to_owned(), candidate))
             .collect();
         self.candidates = Candidates::new(kept);
+        let mut encrypted: Vec<EncryptedAudit> = std::mem::take(&mut self.encrypted)
+            .into_iter()
+            .map(|(id, counts)| {
+                let sealed = counts.deterministic + counts.random;
+                EncryptedAudit {
+                    collection: self.name.clone(),
+                    path: self.paths.name(id).to_owned(),
+                    deterministic: counts.deterministic,
+                    random: counts.random,
+                    clear: self.slots[id as usize].values.saturating_sub(sealed),
+                }
+            })
+            .collect();
+        encrypted.sort_by(|a, b| a.path.cmp(&b.path));
         CollectionAudit {
             name: self.name.clone(),
             read: self.read,
@@ -301,6 +353,7 @@ impl Scan {
             sizes: std::mem::take(&mut self.sizes).audit(),
             references: Vec::new(),
             polymorphic: self.shapes.audit(&self.name, &self.paths),
+            encrypted,
             declared: None,
         }
     }

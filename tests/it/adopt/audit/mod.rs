@@ -10,6 +10,7 @@ use schema_core::{audit, AuditOptions, Schema};
 use crate::support;
 
 mod declared;
+mod encrypted;
 mod growth;
 mod output;
 mod seeds;

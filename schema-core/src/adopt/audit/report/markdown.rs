@@ -94,6 +94,18 @@ fn collection(md: &mut String, c: &CollectionAudit) {
             );
         }
     }
+    if !c.encrypted.is_empty() {
+        md.push_str(
+            "\n| encrypted field | deterministic | random | in clear |\n|---|---|---|---|\n",
+        );
+        for e in &c.encrypted {
+            let _ = writeln!(
+                md,
+                "| `{}` | {} | {} | {} |",
+                e.path, e.deterministic, e.random, e.clear
+            );
+        }
+    }
     if let Some(d) = &c.declared {
         let _ = writeln!(
             md,

@@ -47,6 +47,9 @@ fn findings(audit: &Audit) -> Vec<String> {
         for r in c.references.iter().filter(|r| r.is_finding()) {
             found.push(format!("{r}"));
         }
+        for e in c.encrypted.iter().filter(|e| e.is_finding()) {
+            found.push(format!("{e}"));
+        }
         if let Some(d) = c.declared.as_ref().filter(|d| d.is_finding()) {
             found.push(format!("{d}"));
         }

@@ -35,6 +35,9 @@ impl fmt::Display for Audit {
             for p in &c.polymorphic {
                 writeln!(f, "  {p}")?;
             }
+            for e in &c.encrypted {
+                writeln!(f, "  {e}")?;
+            }
             if let Some(d) = &c.declared {
                 writeln!(f, "  {d}")?;
             }
