@@ -40,6 +40,9 @@ pub mod aggregate;
 pub mod cli;
 #[cfg(feature = "encryption")]
 pub mod crypt;
+#[cfg(not(feature = "encryption"))]
+#[path = "crypt/off.rs"]
+mod crypt;
 mod error;
 mod evolution;
 mod exec;
@@ -70,6 +73,7 @@ pub use mongodb;
 pub use model::bounded::{Bounded, BoundedAt, BoundedCollection, MAX_NESTING};
 pub use model::codec::MAX_DOCUMENT_SIZE;
 pub use model::delete_policy::RefPolicy;
+pub use model::encrypted::{Algorithm, EncryptedDef};
 pub use model::index::collation::IndexCollation;
 pub use model::index::text::TextOptions;
 pub use model::index::{Direction, IndexKind, IndexOrigin, IndexSpec};
@@ -84,7 +88,8 @@ pub use schema_derive::{Document, Embedded, Projection, Row};
 
 // Typed fields, filters and updates.
 pub use typed::field::{
-    Compare, EmbedField, Field, Keep, LinkField, RefField, Tag, TagField, Typed,
+    Compare, Deterministic, EmbedField, EncryptedField, Field, Keep, LinkField, Random, RefField,
+    Tag, TagField, Typed,
 };
 pub use typed::filter::Filter;
 pub use typed::update::{DateField, Number, NumericField, Optional, Update};
@@ -194,7 +199,7 @@ pub mod rules {
     pub use crate::model::id::{HoldsTargetId, IsTargetId, SingleId, SingleShardValue};
     pub use crate::model::stamp::{TimestampField, VersionField};
     pub use crate::model::{Replaceable, Updatable};
-    pub use crate::typed::field::{CustomSerializer, Elem};
+    pub use crate::typed::field::{CustomSerializer, Elem, Equality, InPlace, Ordered};
 }
 
 /// Counting the commands a client sends, with the `tracing` feature.
@@ -240,6 +245,7 @@ pub mod __private {
         object_of, ConstBson, IndexDef, PartialDef, PropertyDef, Required,
     };
     pub use crate::model::delete_policy::{Dependent, DEPENDENTS};
+    pub use crate::model::encrypted::{Algorithm, EncryptedDef};
     pub use crate::model::id::{
         assert_link_ids, assert_reference_id, IdAccepted, IdProbe, IdRefused,
     };
@@ -263,6 +269,7 @@ pub mod __private {
     pub use crate::typed::field::{
         CustomSerializer, EmbedField, Field, Keep, LinkField, RefField, TagField,
     };
+    pub use crate::typed::field::{Deterministic, EncryptedField, Random};
     pub use crate::typed::path::{
         descend, key_path, same_name, BucketItemsPath, FieldNames, KeyPath, Nested, NestedFields,
         One, Prefix, Root, Seg, Tagged, Variants,
@@ -278,4 +285,27 @@ pub mod __private {
     pub use linkme;
     pub use serde;
     pub use std::{string::String, vec, vec::Vec};
+}
+
+/// What the derive emits for a model with `#[encrypt(...)]` fields: nothing
+/// with the `encryption` feature. Not a public API.
+#[cfg(feature = "encryption")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __encryption_feature {
+    () => {};
+}
+
+/// What the derive emits for a model with `#[encrypt(...)]` fields: without
+/// the `encryption` feature, the error that says to turn it on. Not a
+/// public API.
+#[cfg(not(feature = "encryption"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __encryption_feature {
+    () => {
+        ::core::compile_error!(
+            "`#[encrypt(...)]` needs schema-core's `encryption` feature: `schema-core = { version = \"..\", features = [\"encryption\"] }` (it links libmongocrypt >= 1.18; see the book's \"Encrypted fields\" chapter)"
+        );
+    };
 }

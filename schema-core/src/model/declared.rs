@@ -182,6 +182,18 @@ impl PropertyDef {
         }
     }
 
+    /// The property `name` of an encrypted field holding a `T`: a BSON
+    /// binary (`null` too when `T` may be absent), required unless `T` may
+    /// be absent.
+    pub const fn encrypted<T: BsonSchema + ?Sized>(name: &'static str) -> Self {
+        PropertyDef {
+            name,
+            schema: crate::model::encrypted::schema_of::<T>,
+            max_items: None,
+            required: Required::UnlessOptional(T::optional),
+        }
+    }
+
     /// The same property with `maxItems` (`maxProperties` on a map) `max`.
     pub const fn max(self, max: u32) -> Self {
         PropertyDef {

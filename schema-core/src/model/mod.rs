@@ -8,6 +8,7 @@ pub(crate) mod cache;
 pub(crate) mod codec;
 pub(crate) mod declared;
 pub(crate) mod delete_policy;
+pub(crate) mod encrypted;
 pub(crate) mod id;
 pub(crate) mod index;
 pub(crate) mod limits;
@@ -450,6 +451,8 @@ pub struct Tables {
     pub properties: &'static [PropertyDef],
     /// `additionalProperties: false` (no `#[document(open)]`).
     pub closed: bool,
+    /// The encrypted fields (`#[encrypt(...)]`), in field order.
+    pub encrypted: &'static [crate::model::encrypted::EncryptedDef],
 }
 
 impl Tables {
@@ -459,6 +462,7 @@ impl Tables {
         relations: &[],
         properties: &[],
         closed: false,
+        encrypted: &[],
     };
 
     /// The index specifications.

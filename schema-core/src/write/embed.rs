@@ -340,6 +340,7 @@ where
         // Both size checks before the transaction starts: nothing is sent.
         self.check_size(&id, &Bson::Array(vec![item.clone()]))?;
         let record = crate::model::stamp::inserted::<H>(crate::model::codec::encode(history)?)?;
+        let record = self.repo.keys.seal::<H>(record).await?;
         let models = [M::NAME];
         txn::transact(
             self.repo.support(),

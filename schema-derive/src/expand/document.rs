@@ -1,7 +1,7 @@
 //! `impl Document for T`.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
 use syn::ext::IdentExt;
 
 use super::scope::private;
@@ -37,6 +37,7 @@ pub fn expand(input: &Input) -> TokenStream {
     let dependents = relations::dependents(input);
     let properties = validator::properties(input, input.struct_fields());
     let closed = input.attrs.open.is_none();
+    let (encrypted, feature) = encrypted(input, &collection);
     let serde_bound = serde_bound(input);
     let stamps = crate::stamp::items(input, &p);
     let bucket = bucket::expand(input);
@@ -62,6 +63,8 @@ pub fn expand(input: &Input) -> TokenStream {
     };
 
     quote! {
+        #feature
+
         #checks
 
         #copy_checks
@@ -87,6 +90,7 @@ pub fn expand(input: &Input) -> TokenStream {
                 relations: #relations,
                 properties: #properties,
                 closed: #closed,
+                encrypted: #encrypted,
             };
 
             #stamps
@@ -124,4 +128,32 @@ pub fn serde_bound(input: &Input) -> TokenStream {
     quote! {
         where for<'__de> #ident: #p::serde::Serialize + #p::serde::Deserialize<'__de>
     }
+}
+
+/// The table of the encrypted fields (`#[encrypt(...)]`), and the check
+/// that schema-core is built with its `encryption` feature when there are
+/// any (a `compile_error!` on the first `#[encrypt]` otherwise).
+fn encrypted(input: &Input, collection: &str) -> (TokenStream, TokenStream) {
+    let p = private(input);
+    let krate = input.krate();
+    let mut rows = Vec::new();
+    let mut feature = TokenStream::new();
+    for field in input.struct_fields().iter().filter(|f| f.is_stored()) {
+        let Some(encrypt) = &field.encrypt else {
+            continue;
+        };
+        if feature.is_empty() {
+            feature = quote_spanned!(encrypt.span=> #krate::__encryption_feature!{});
+        }
+        let (name, path) = (&field.name, &field.stored);
+        let key = format!("{collection}.{path}");
+        let algorithm = match encrypt.kind {
+            crate::attr::EncryptKind::Deterministic => quote!(#p::Algorithm::Deterministic),
+            crate::attr::EncryptKind::Random => quote!(#p::Algorithm::Random),
+        };
+        rows.push(quote! {
+            #p::EncryptedDef { field: #name, path: #path, key: #key, algorithm: #algorithm }
+        });
+    }
+    (quote!(&[#(#rows),*]), feature)
 }

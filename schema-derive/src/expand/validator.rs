@@ -193,6 +193,13 @@ fn field_properties(input: &Input, fields: &[Field]) -> Vec<TokenStream> {
 }
 
 fn field_property(input: &Input, field: &Field) -> TokenStream {
+    if field.encrypt.is_some() {
+        // The server holds the ciphertext: a binary (see `encrypted`).
+        let ty = field.ty;
+        let at = private_at(input, ty.span());
+        let name = &field.stored;
+        return quote_spanned!(ty.span()=> #at::PropertyDef::encrypted::<#ty>(#name));
+    }
     let max = max_items(input, field);
     if described(field) && !may_be_left_out(input, field) {
         // The common case, one generic call: `T`'s schema, required unless

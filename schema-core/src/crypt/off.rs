@@ -1,0 +1,50 @@
+//! Without the `encryption` feature: no handle, and a model's declared
+//! encrypted fields (which the derive refuses to declare without the
+//! feature) are refused rather than written or read in plain text.
+
+use bson::{Document as BsonDocument, RawDocumentBuf};
+
+use crate::error::{Error, Result};
+use crate::model::Document;
+
+/// No encryption handle (see the `encryption` feature).
+#[derive(Clone, Default, Debug)]
+pub(crate) struct Keys;
+
+impl Keys {
+    /// `raw`, or a refusal when `M` declares encrypted fields.
+    pub(crate) async fn seal<M: Document>(&self, raw: RawDocumentBuf) -> Result<RawDocumentBuf> {
+        refuse::<M>("encrypt").map(|()| raw)
+    }
+
+    /// `raw`, or a refusal when `M` declares encrypted fields.
+    pub(crate) async fn unseal<M: Document>(&self, raw: RawDocumentBuf) -> Result<RawDocumentBuf> {
+        refuse::<M>("decrypt").map(|()| raw)
+    }
+
+    /// `filter`, or a refusal when `M` declares encrypted fields.
+    pub(crate) async fn seal_filter<M: Document>(
+        &self,
+        filter: BsonDocument,
+    ) -> Result<BsonDocument> {
+        refuse::<M>("query").map(|()| filter)
+    }
+}
+
+/// `err` as it is: no field is ever decrypted.
+pub(crate) fn redact<M: Document>(err: Error) -> Error {
+    err
+}
+
+fn refuse<M: Document>(action: &'static str) -> Result<()> {
+    match M::TABLES.encrypted.first() {
+        None => Ok(()),
+        Some(field) => Err(Error::Encryption {
+            action,
+            model: Some(M::NAME),
+            field: Some(field.path.to_owned()),
+            key: field.key.to_owned(),
+            reason: "schema-core was built without its `encryption` feature".to_owned(),
+        }),
+    }
+}
