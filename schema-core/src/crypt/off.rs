@@ -31,6 +31,41 @@ impl Keys {
     }
 }
 
+impl Keys {
+    /// Never called: no model declares encrypted fields without the feature.
+    pub(crate) async fn missing_key(
+        &self,
+        model: &'static str,
+        field: &str,
+        key: &str,
+    ) -> Result<Option<String>> {
+        Err(off(model, field, key))
+    }
+
+    /// Never called: no plan has a data key to create without the feature.
+    pub(crate) async fn create_key(&self, key: &str) -> Result<()> {
+        Err(Error::Encryption {
+            action: "create",
+            model: None,
+            field: None,
+            key: key.to_owned(),
+            reason: OFF.to_owned(),
+        })
+    }
+}
+
+const OFF: &str = "schema-core was built without its `encryption` feature";
+
+fn off(model: &'static str, field: &str, key: &str) -> Error {
+    Error::Encryption {
+        action: "create",
+        model: Some(model),
+        field: Some(field.to_owned()),
+        key: key.to_owned(),
+        reason: OFF.to_owned(),
+    }
+}
+
 /// `err` as it is: no field is ever decrypted.
 pub(crate) fn redact<M: Document>(err: Error) -> Error {
     err
@@ -44,7 +79,7 @@ fn refuse<M: Document>(action: &'static str) -> Result<()> {
             model: Some(M::NAME),
             field: Some(field.path.to_owned()),
             key: field.key.to_owned(),
-            reason: "schema-core was built without its `encryption` feature".to_owned(),
+            reason: OFF.to_owned(),
         }),
     }
 }

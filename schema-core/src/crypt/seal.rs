@@ -131,6 +131,48 @@ impl Keys {
     }
 }
 
+impl Keys {
+    /// The key vault's namespace when the data key `key` (of `field` of
+    /// `model`) is missing from it; `None` when it is there. Without a
+    /// handle, [`Error::Encryption`] says to give one.
+    pub(crate) async fn missing_key(
+        &self,
+        model: &'static str,
+        field: &str,
+        key: &str,
+    ) -> Result<Option<String>> {
+        let subject = Subject {
+            model: Some(model),
+            field: Some(field),
+            key,
+        };
+        let crypt = self.0.as_ref().ok_or_else(|| {
+            subject.failed(
+                "create",
+                "the schema has no encryption handle to keep its data keys: give it one with \
+                 `Schema::with_encryption(..)`",
+            )
+        })?;
+        Ok(match crypt.find_key(key).await? {
+            Some(_) => None,
+            None => Some(crypt.key_vault().to_string()),
+        })
+    }
+
+    /// Creates the data key `key` (and the key vault's index), unless it
+    /// exists.
+    pub(crate) async fn create_key(&self, key: &str) -> Result<()> {
+        let crypt = self.0.as_ref().ok_or_else(|| Error::Encryption {
+            action: "create",
+            model: None,
+            field: None,
+            key: key.to_owned(),
+            reason: "the schema has no encryption handle: `Schema::with_encryption(..)`".to_owned(),
+        })?;
+        crypt.data_key(key).await.map(|_| ())
+    }
+}
+
 impl std::fmt::Debug for Keys {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.0 {

@@ -46,6 +46,9 @@ pub struct ModelInfo {
     /// Whether its collection keeps pre-images for change streams
     /// (`#[document(pre_images)]`).
     pub pre_images: bool,
+    /// Its encrypted fields (`#[encrypt(...)]`): each stored name with the
+    /// name of its data key, which setup creates.
+    pub encrypted: Vec<(&'static str, &'static str)>,
 }
 
 impl ModelInfo {
@@ -64,6 +67,11 @@ impl ModelInfo {
             shard_key: M::SHARD_KEY,
             versions: M::VERSIONS.filter(|v| !v.older.is_empty()),
             pre_images: M::PRE_IMAGES,
+            encrypted: M::TABLES
+                .encrypted
+                .iter()
+                .map(|f| (f.path, f.key))
+                .collect(),
         }
     }
 }
@@ -94,6 +102,9 @@ pub struct Schema {
     /// How a stored document of each model's collection is read and its
     /// bounds checked (collection, check), for the audit.
     checks: Vec<(&'static str, crate::model::codec::StoredCheck)>,
+    /// The encryption handle that creates the data keys of encrypted
+    /// fields (see `with_encryption`).
+    pub(crate) keys: crate::crypt::Keys,
 }
 
 impl Schema {
@@ -115,6 +126,17 @@ impl Schema {
                 .push((M::COLLECTION, crate::model::codec::check_stored::<M>));
         }
         self.with_info(model)
+    }
+
+    /// Creates the data keys of the models' encrypted fields
+    /// (`#[encrypt(...)]`) with `crypt`, in its key vault: [`plan`](Self::plan)
+    /// lists each missing one ([`Step::CreateDataKey`](crate::Step::CreateDataKey)),
+    /// [`sync`](Self::sync) creates it. Without a handle, a schema with
+    /// encrypted fields is refused by both ([`Error::Encryption`]).
+    #[cfg(feature = "encryption")]
+    pub fn with_encryption(mut self, crypt: crate::crypt::Encryption) -> Self {
+        self.keys = crate::crypt::Keys::new(crypt);
+        self
     }
 
     /// Adds a collection described by hand (for models built at run time,

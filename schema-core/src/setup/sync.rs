@@ -114,6 +114,17 @@ impl Schema {
         }
         let mut unsharded = Vec::new();
         plan_sharding(db, &models, &mut actions, &mut unsharded).await?;
+        for model in self.models() {
+            for (field, key) in &model.encrypted {
+                if let Some(vault) = self.keys.missing_key(model.name, field, key).await? {
+                    actions.push(Step::CreateDataKey {
+                        collection: vault,
+                        key: (*key).to_owned(),
+                        field: format!("`{field}` of `{}`", model.name),
+                    });
+                }
+            }
+        }
         let versions = try_join_all(models.iter().filter_map(|(collection, model)| {
             let current = model.versions?.current;
             let exists = existing.contains_key(*collection);
@@ -150,7 +161,7 @@ impl Schema {
     /// Plans, then applies with `options`.
     pub async fn sync_with(&self, db: &Database, options: SyncOptions) -> Result<SyncReport> {
         let plan = self.plan(db).await?;
-        apply(db, plan, options).await
+        apply(db, plan, options, &self.keys).await
     }
 }
 
