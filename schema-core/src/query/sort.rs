@@ -69,14 +69,20 @@ impl<M, T, P> Field<M, T, P> {
 
 /// Refused: an encrypted field has no order
 /// ([`Ordered`](crate::rules::Ordered)).
-impl<M, T, A: crate::typed::field::Ordered> crate::typed::field::EncryptedField<M, T, A> {
+impl<M, T, A> crate::typed::field::EncryptedField<M, T, A> {
     /// Refused ([`Ordered`](crate::rules::Ordered)).
-    pub fn asc(&self) -> Sort<M> {
+    pub fn asc(&self) -> Sort<M>
+    where
+        A: crate::typed::field::Ordered,
+    {
         Field::<M, T>::new(self.name()).asc()
     }
 
     /// Refused ([`Ordered`](crate::rules::Ordered)).
-    pub fn desc(&self) -> Sort<M> {
+    pub fn desc(&self) -> Sort<M>
+    where
+        A: crate::typed::field::Ordered,
+    {
         Field::<M, T>::new(self.name()).desc()
     }
 }

@@ -30,7 +30,9 @@ pub fn encrypt(cx: &Ctxt, attrs: &[Attribute]) -> Option<EncryptAttr> {
     for attr in attrs.iter().filter(|a| a.path().is_ident(ENCRYPT)) {
         let span = attr_span(attr);
         let mut kind = None;
+        let mut keys = 0;
         for_each_key(cx, attr, &mut SeenKeys::default(), |_, key, key_span| {
+            keys += 1;
             let parsed = match key {
                 DETERMINISTIC => EncryptKind::Deterministic,
                 RANDOM => EncryptKind::Random,
@@ -45,6 +47,10 @@ pub fn encrypt(cx: &Ctxt, attrs: &[Attribute]) -> Option<EncryptAttr> {
             }
         });
         let Some(kind) = kind else {
+            // A misspelt algorithm was reported with its suggestion.
+            if keys > 0 {
+                continue;
+            }
             cx.error_at(
                 span,
                 "`encrypt` needs its algorithm: `#[encrypt(deterministic)]` (equality filters \
