@@ -196,6 +196,7 @@ pub mod rules {
         ArrayWithoutMax, AsField, AsItem, Deeper, FreeForm, MapWithoutMax, NestedArray, NestedMap,
         Nesting, NoDepthLeft,
     };
+    pub use crate::model::encrypted::DeterministicValue;
     pub use crate::model::id::{HoldsTargetId, IsTargetId, SingleId, SingleShardValue};
     pub use crate::model::stamp::{TimestampField, VersionField};
     pub use crate::model::{Replaceable, Updatable};
@@ -245,7 +246,7 @@ pub mod __private {
         object_of, ConstBson, IndexDef, PartialDef, PropertyDef, Required,
     };
     pub use crate::model::delete_policy::{Dependent, DEPENDENTS};
-    pub use crate::model::encrypted::{Algorithm, EncryptedDef};
+    pub use crate::model::encrypted::{assert_deterministic, Algorithm, EncryptedDef};
     pub use crate::model::id::{
         assert_link_ids, assert_reference_id, IdAccepted, IdProbe, IdRefused,
     };

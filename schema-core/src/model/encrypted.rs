@@ -56,3 +56,40 @@ pub(crate) fn schema_of<T: BsonSchema + ?Sized>() -> Document {
         doc! { "bsonType": "binData" }
     }
 }
+
+/// The rule of `#[encrypt(deterministic)]` on a field's type: a value whose
+/// equal values have one BSON form (a string, an integer, an `ObjectId`, a
+/// date, a UUID or a binary, or an `Option` of one). libmongocrypt refuses
+/// the others deterministically encrypted: a document, an array or a
+/// boolean would leak too much (a boolean has two ciphertexts), and doubles
+/// and decimals compare loosely.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be encrypted deterministically: equal values must have one BSON form, and a `{Self}` leaks too much or compares loosely",
+    label = "a `#[encrypt(deterministic)]` field of this type",
+    note = "deterministic encryption takes a string, an integer, an `ObjectId`, a `DateTime`, a `Uuid` or a `Binary` (or an `Option` of one); encrypt this field with `#[encrypt(random)]` (nothing to filter on), or store a value of one of those types"
+)]
+pub trait DeterministicValue {}
+
+macro_rules! deterministic {
+    ($($t:ty),*) => { $(impl DeterministicValue for $t {})* };
+}
+deterministic!(
+    String,
+    str,
+    i8,
+    i16,
+    i32,
+    i64,
+    u8,
+    u16,
+    u32,
+    bson::oid::ObjectId,
+    bson::DateTime,
+    bson::Uuid,
+    bson::Binary
+);
+impl<T: DeterministicValue> DeterministicValue for Option<T> {}
+impl<T: DeterministicValue + ?Sized> DeterministicValue for Box<T> {}
+
+/// Checks the rule above for a field's type (called by generated code).
+pub const fn assert_deterministic<T: DeterministicValue + ?Sized>() {}

@@ -145,6 +145,13 @@ fn encrypted(input: &Input, collection: &str) -> (TokenStream, TokenStream) {
         if feature.is_empty() {
             feature = quote_spanned!(encrypt.span=> #krate::__encryption_feature!{});
         }
+        if encrypt.kind == crate::attr::EncryptKind::Deterministic {
+            let ty = field.ty;
+            let at = super::scope::private_at(input, syn::spanned::Spanned::span(ty));
+            feature.extend(quote_spanned! {syn::spanned::Spanned::span(ty)=>
+                const _: () = #at::assert_deterministic::<#ty>();
+            });
+        }
         let (name, path) = (&field.name, &field.stored);
         let key = format!("{collection}.{path}");
         let algorithm = match encrypt.kind {
