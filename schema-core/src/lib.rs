@@ -14,8 +14,8 @@
 //!   many-to-many and two-sided links, joins and copies, delete policies,
 //!   queries and the index guard, typed filters and updates, transactions,
 //!   buckets and time series, versions and migrations, setup and the schema
-//!   command, sharding, errors and limits, tracing; then every rule by
-//!   chapter. The README is its one-page summary.
+//!   command, sharding, encrypted fields, errors and limits, tracing; then
+//!   every rule by chapter. The README is its one-page summary.
 //! - [`prelude`]: what a model file names (`use schema_core::prelude::*;`):
 //!   the derives and their traits, the field constants, [`Filter`] and
 //!   [`Update`], and the typed helpers.

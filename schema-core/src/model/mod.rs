@@ -134,6 +134,13 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
     /// (`#[document(shard_key(...))]`, see `shard`).
     const SHARD_KEY: Option<crate::model::shard::ShardKey> = None;
 
+    /// The fields the model declares encrypted (`#[encrypt(...)]`, the
+    /// `encryption` feature), each with its stored name, its data key's
+    /// name (`"<collection>.<stored name>"`) and its algorithm.
+    fn encrypted() -> &'static [crate::model::encrypted::EncryptedDef] {
+        Self::TABLES.encrypted
+    }
+
     /// The relationships the model declares (references, many-to-many arrays).
     fn relations() -> Vec<Relation> {
         Self::TABLES.relations.to_vec()
