@@ -196,7 +196,7 @@ pub mod rules {
         ArrayWithoutMax, AsField, AsItem, Deeper, FreeForm, MapWithoutMax, NestedArray, NestedMap,
         Nesting, NoDepthLeft,
     };
-    pub use crate::model::encrypted::DeterministicValue;
+    pub use crate::model::encrypted::{DeterministicValue, EncryptionFeature};
     pub use crate::model::id::{HoldsTargetId, IsTargetId, SingleId, SingleShardValue};
     pub use crate::model::stamp::{TimestampField, VersionField};
     pub use crate::model::{Replaceable, Updatable};
@@ -246,7 +246,9 @@ pub mod __private {
         object_of, ConstBson, IndexDef, PartialDef, PropertyDef, Required,
     };
     pub use crate::model::delete_policy::{Dependent, DEPENDENTS};
-    pub use crate::model::encrypted::{assert_deterministic, Algorithm, EncryptedDef};
+    pub use crate::model::encrypted::{
+        assert_deterministic, assert_feature, Algorithm, EncryptedDef, FeatureProbe,
+    };
     pub use crate::model::id::{
         assert_link_ids, assert_reference_id, IdAccepted, IdProbe, IdRefused,
     };
@@ -286,27 +288,4 @@ pub mod __private {
     pub use linkme;
     pub use serde;
     pub use std::{string::String, vec, vec::Vec};
-}
-
-/// What the derive emits for a model with `#[encrypt(...)]` fields: nothing
-/// with the `encryption` feature. Not a public API.
-#[cfg(feature = "encryption")]
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __encryption_feature {
-    () => {};
-}
-
-/// What the derive emits for a model with `#[encrypt(...)]` fields: without
-/// the `encryption` feature, the error that says to turn it on. Not a
-/// public API.
-#[cfg(not(feature = "encryption"))]
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __encryption_feature {
-    () => {
-        ::core::compile_error!(
-            "`#[encrypt(...)]` needs schema-core's `encryption` feature: `schema-core = { version = \"..\", features = [\"encryption\"] }` (it links libmongocrypt >= 1.18; see the book's \"Encrypted fields\" chapter)"
-        );
-    };
 }

@@ -350,6 +350,13 @@ impl<M: Document> Repo<M> {
         with_session!(count, session).map_err(error)
     }
 
+    /// A stored document read as `M`, its encrypted fields decrypted first
+    /// (see `crypt`).
+    pub(crate) async fn open_one(&self, raw: RawDocumentBuf) -> Result<M> {
+        let raw = self.keys.unseal::<M>(raw).await?;
+        codec::decode(&raw).map_err(crate::crypt::redact::<M>)
+    }
+
     /// Stored documents with their encrypted fields decrypted (see `crypt`).
     pub(crate) async fn unseal_all(
         &self,

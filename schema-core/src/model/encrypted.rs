@@ -93,3 +93,23 @@ impl<T: DeterministicValue + ?Sized> DeterministicValue for Box<T> {}
 
 /// Checks the rule above for a field's type (called by generated code).
 pub const fn assert_deterministic<T: DeterministicValue + ?Sized>() {}
+
+/// The rule of `#[encrypt(...)]` on the build: schema-core's `encryption`
+/// feature is on (the derive cannot see the features of the crate it
+/// expands for; this trait is implemented only with it).
+#[diagnostic::on_unimplemented(
+    message = "`#[encrypt(...)]` needs schema-core's `encryption` feature",
+    label = "an encrypted field, in a build without the feature",
+    note = "turn it on: `schema-core = {{ version = \"0.1\", features = [\"encryption\"] }}`; it links libmongocrypt >= 1.18 (see the book's \"Encrypted fields\" chapter)"
+)]
+pub trait EncryptionFeature {}
+
+/// What the derive probes [`EncryptionFeature`] on.
+#[derive(Debug)]
+pub struct FeatureProbe;
+
+#[cfg(feature = "encryption")]
+impl EncryptionFeature for FeatureProbe {}
+
+/// Checks the rule above (called by generated code).
+pub const fn assert_feature<T: EncryptionFeature>() {}

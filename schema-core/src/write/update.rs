@@ -144,7 +144,10 @@ impl<M: Document> Repo<M> {
                         .return_document(which);
                     let action = collated!(action, filter.collation);
                     let found = with_session!(action, s).map_err(|e| self.err(e, "update"))?;
-                    return found.map(|raw| codec::decode(&raw)).transpose();
+                    return match found {
+                        Some(raw) => self.open_one(raw).await.map(Some),
+                        None => Ok(None),
+                    };
                 }
                 let mut s = s;
                 let Some(id) = self.pick(s.as_deref_mut(), &filter).await? else {
@@ -162,7 +165,7 @@ impl<M: Document> Repo<M> {
                 let found =
                     with_session!(action, s.as_deref_mut()).map_err(|e| self.err(e, "update"))?;
                 match found {
-                    Some(raw) => codec::decode(&raw).map(Some),
+                    Some(raw) => self.open_one(raw).await.map(Some),
                     None => self
                         .full_or_gone(s, &id, Some(&filter), &parts, None)
                         .await

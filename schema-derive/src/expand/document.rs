@@ -135,7 +135,6 @@ pub fn serde_bound(input: &Input) -> TokenStream {
 /// any (a `compile_error!` on the first `#[encrypt]` otherwise).
 fn encrypted(input: &Input, collection: &str) -> (TokenStream, TokenStream) {
     let p = private(input);
-    let krate = input.krate();
     let mut rows = Vec::new();
     let mut feature = TokenStream::new();
     for field in input.struct_fields().iter().filter(|f| f.is_stored()) {
@@ -143,7 +142,10 @@ fn encrypted(input: &Input, collection: &str) -> (TokenStream, TokenStream) {
             continue;
         };
         if feature.is_empty() {
-            feature = quote_spanned!(encrypt.span=> #krate::__encryption_feature!{});
+            let at = super::scope::private_at(input, encrypt.span);
+            feature = quote_spanned! {encrypt.span=>
+                const _: () = #at::assert_feature::<#at::FeatureProbe>();
+            };
         }
         if encrypt.kind == crate::attr::EncryptKind::Deterministic {
             let ty = field.ty;
