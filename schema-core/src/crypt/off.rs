@@ -9,7 +9,7 @@ use crate::model::Document;
 
 /// No encryption handle (see the `encryption` feature).
 #[derive(Clone, Default, Debug)]
-pub(crate) struct Keys;
+pub(crate) struct Keys(());
 
 impl Keys {
     /// `raw`, or a refusal when `M` declares encrypted fields.
@@ -66,7 +66,9 @@ fn off(model: &'static str, field: &str, key: &str) -> Error {
     }
 }
 
-/// `err` as it is: no field is ever decrypted.
+/// `err` as it is: no field is ever decrypted. (Generic as the feature's
+/// own, which reads `M`'s declaration.)
+#[allow(clippy::extra_unused_type_parameters)]
 pub(crate) fn redact<M: Document>(err: Error) -> Error {
     err
 }

@@ -146,5 +146,5 @@ impl<T> std::fmt::Debug for DocStream<'_, T> {
 /// A stored document of `M`, its encrypted fields decrypted, read as `P`.
 async fn open<M: Document, P: Projection<M>>(keys: &Keys, raw: RawDocumentBuf) -> Result<P> {
     let raw = keys.unseal::<M>(raw).await?;
-    crate::query::find::decode::<M, P>(&raw)
+    P::read(&raw).map_err(crate::crypt::redact::<M>)
 }
