@@ -73,7 +73,7 @@ pub use mongodb;
 pub use model::bounded::{Bounded, BoundedAt, BoundedCollection, MAX_NESTING};
 pub use model::codec::MAX_DOCUMENT_SIZE;
 pub use model::delete_policy::RefPolicy;
-pub use model::encrypted::{Algorithm, EncryptedDef};
+pub use model::encrypted::{Algorithm, EncryptedDef, EncryptedSpec};
 pub use model::index::collation::IndexCollation;
 pub use model::index::text::TextOptions;
 pub use model::index::{Direction, IndexKind, IndexOrigin, IndexSpec};
@@ -247,7 +247,8 @@ pub mod __private {
     };
     pub use crate::model::delete_policy::{Dependent, DEPENDENTS};
     pub use crate::model::encrypted::{
-        assert_deterministic, assert_feature, Algorithm, EncryptedDef, FeatureProbe,
+        assert_deterministic, assert_feature, nest, Algorithm, EncryptedDef, EncryptedPath,
+        FeatureProbe,
     };
     pub use crate::model::id::{
         assert_link_ids, assert_reference_id, IdAccepted, IdProbe, IdRefused,

@@ -12,5 +12,6 @@ mod support;
 mod explicit;
 mod fields;
 mod keys;
+mod nested;
 mod outside;
 mod ui;

@@ -47,7 +47,7 @@ mod seal;
 mod subject;
 mod value;
 
-pub(crate) use seal::{redact, Keys};
+pub(crate) use seal::{check_update, redact, Keys};
 
 pub use handle::{Algorithm, Encryption, LocalMasterKey, DEFAULT_KEY_VAULT};
 pub use key_vault::KEY_ALT_NAMES_INDEX;

@@ -73,14 +73,19 @@ pub(crate) fn redact<M: Document>(err: Error) -> Error {
     err
 }
 
+/// `Ok`, or a refusal when `M` declares encrypted fields.
+pub(crate) fn check_update<M: Document>(_update: &BsonDocument) -> Result<()> {
+    refuse::<M>("update")
+}
+
 fn refuse<M: Document>(action: &'static str) -> Result<()> {
-    match M::TABLES.encrypted.first() {
+    match crate::model::encrypted::sealed::<M>().first() {
         None => Ok(()),
         Some(field) => Err(Error::Encryption {
             action,
             model: Some(M::NAME),
-            field: Some(field.path.to_owned()),
-            key: field.key.to_owned(),
+            field: Some(field.path.clone()),
+            key: field.key.clone(),
             reason: OFF.to_owned(),
         }),
     }

@@ -12,7 +12,7 @@ use bson::{Bson, Document as BsonDocument, RawDocumentBuf};
 use super::handle::{Algorithm, Encryption};
 use super::subject::Subject;
 use crate::error::{Error, Result};
-use crate::model::encrypted::EncryptedDef;
+use crate::model::encrypted::{sealed, EncryptedSpec};
 use crate::model::Document;
 
 /// The encryption handle a repository holds, if any.
@@ -29,7 +29,7 @@ impl Keys {
     fn handle<M: Document>(
         &self,
         action: &'static str,
-        field: &EncryptedDef,
+        field: &'static EncryptedSpec,
     ) -> Result<&Encryption> {
         self.0.as_ref().ok_or_else(|| {
             subject::<M>(field).failed(
@@ -41,77 +41,76 @@ impl Keys {
     }
 
     /// `raw` (a document of `M` as encoded) with each declared field
-    /// encrypted; a `null` stays `null` (a `None`), an absent field absent.
+    /// encrypted, at every depth (in each item of an array); a `null` stays
+    /// `null` (a `None`), an absent field absent.
     pub(crate) async fn seal<M: Document>(&self, raw: RawDocumentBuf) -> Result<RawDocumentBuf> {
-        let fields = M::TABLES.encrypted;
+        let fields = sealed::<M>();
         if fields.is_empty() {
             return Ok(raw);
         }
-        let mut doc = BsonDocument::try_from(raw.as_ref()).map_err(|_| {
-            subject::<M>(&fields[0]).failed("encrypt", "the document is not valid BSON")
-        })?;
+        let invalid =
+            || subject::<M>(&fields[0]).failed("encrypt", "the document is not valid BSON");
+        let mut doc = BsonDocument::try_from(raw.as_ref()).map_err(|_| invalid())?;
         for field in fields {
-            let Some(value) = doc.get_mut(field.path) else {
-                continue;
-            };
-            if matches!(value, Bson::Null) || is_sealed(value) {
-                continue;
+            let mut values = Vec::new();
+            slots(&mut doc, &field.path, &mut values);
+            for value in values {
+                if matches!(value, Bson::Null) || is_sealed(value) {
+                    continue;
+                }
+                let crypt = self.handle::<M>("encrypt", field)?;
+                let sealed = crypt
+                    .encrypt_as(value, field.algorithm, subject::<M>(field))
+                    .await?;
+                *value = Bson::Binary(sealed);
             }
-            let crypt = self.handle::<M>("encrypt", field)?;
-            let sealed = crypt
-                .encrypt_as(value, field.algorithm, subject::<M>(field))
-                .await?;
-            *value = Bson::Binary(sealed);
         }
-        RawDocumentBuf::try_from(&doc).map_err(|_| {
-            subject::<M>(&fields[0]).failed("encrypt", "the document is not valid BSON")
-        })
+        RawDocumentBuf::try_from(&doc).map_err(|_| invalid())
     }
 
     /// `raw` (a stored document of `M`, or a view of it) with each declared
     /// field decrypted; a stored value that is not a ciphertext is refused.
     pub(crate) async fn unseal<M: Document>(&self, raw: RawDocumentBuf) -> Result<RawDocumentBuf> {
-        let fields = M::TABLES.encrypted;
+        let fields = sealed::<M>();
         if fields.is_empty() {
             return Ok(raw);
         }
-        let mut doc = BsonDocument::try_from(raw.as_ref()).map_err(|_| {
-            subject::<M>(&fields[0]).failed("decrypt", "the stored document is not valid BSON")
-        })?;
+        let invalid =
+            || subject::<M>(&fields[0]).failed("decrypt", "the stored document is not valid BSON");
+        let mut doc = BsonDocument::try_from(raw.as_ref()).map_err(|_| invalid())?;
         for field in fields {
-            let Some(value) = doc.get_mut(field.path) else {
-                continue;
-            };
-            let sealed = match value {
-                Bson::Null => continue,
-                Bson::Binary(bin) if bin.subtype == BinarySubtype::Encrypted => bin,
-                _ => {
-                    return Err(subject::<M>(field).failed(
-                        "decrypt",
-                        "the stored value is not encrypted (BSON binary subtype 6 expected): \
-                         it was written without the encryption",
-                    ))
-                }
-            };
-            let crypt = self.handle::<M>("decrypt", field)?;
-            *value = crypt.decrypt_as(sealed, subject::<M>(field)).await?;
+            let mut values = Vec::new();
+            slots(&mut doc, &field.path, &mut values);
+            for value in values {
+                let sealed = match value {
+                    Bson::Null => continue,
+                    Bson::Binary(bin) if bin.subtype == BinarySubtype::Encrypted => bin,
+                    _ => {
+                        return Err(subject::<M>(field).failed(
+                            "decrypt",
+                            "the stored value is not encrypted (BSON binary subtype 6 \
+                             expected): it was written without the encryption",
+                        ))
+                    }
+                };
+                let crypt = self.handle::<M>("decrypt", field)?;
+                *value = crypt.decrypt_as(sealed, subject::<M>(field)).await?;
+            }
         }
-        RawDocumentBuf::try_from(&doc).map_err(|_| {
-            subject::<M>(&fields[0]).failed("decrypt", "the decrypted document is not valid BSON")
-        })
+        RawDocumentBuf::try_from(&doc).map_err(|_| invalid())
     }
 
     /// `filter` with the operand of every equality on a deterministic
     /// field encrypted (`{f: v}`, `$eq`, `$ne`, `$in`, `$nin`, also inside
     /// `$and`, `$or` and `$nor`); any other condition on an encrypted field
-    /// (a range, a regex, a path below it, any condition on a random one)
-    /// is refused: the server holds ciphertext, on which it would mean
-    /// nothing.
+    /// (a range, a regex, a path below it, a sub-document holding it, any
+    /// condition on a random one) is refused: the server holds ciphertext,
+    /// on which it would mean nothing.
     pub(crate) async fn seal_filter<M: Document>(
         &self,
         mut filter: BsonDocument,
     ) -> Result<BsonDocument> {
-        let fields = M::TABLES.encrypted;
+        let fields = sealed::<M>();
         if fields.is_empty() {
             return Ok(filter);
         }
@@ -183,11 +182,11 @@ impl std::fmt::Debug for Keys {
 }
 
 /// What an operation on `field` of `M` is about.
-fn subject<M: Document>(field: &EncryptedDef) -> Subject<'static> {
+fn subject<M: Document>(field: &'static EncryptedSpec) -> Subject<'static> {
     Subject {
         model: Some(M::NAME),
-        field: Some(field.path),
-        key: field.key,
+        field: Some(&field.path),
+        key: &field.key,
     }
 }
 
@@ -195,12 +194,65 @@ fn is_sealed(value: &Bson) -> bool {
     matches!(value, Bson::Binary(bin) if bin.subtype == BinarySubtype::Encrypted)
 }
 
+/// The values stored at the dotted `path` of `doc`: through
+/// sub-documents, and in each item of an array on the way.
+fn slots<'a>(doc: &'a mut BsonDocument, path: &str, out: &mut Vec<&'a mut Bson>) {
+    let (first, rest) = match path.split_once('.') {
+        Some((first, rest)) => (first, Some(rest)),
+        None => (path, None),
+    };
+    let Some(value) = doc.get_mut(first) else {
+        return;
+    };
+    match rest {
+        None => out.push(value),
+        Some(rest) => below(value, rest, out),
+    }
+}
+
+fn below<'a>(value: &'a mut Bson, rest: &str, out: &mut Vec<&'a mut Bson>) {
+    match value {
+        Bson::Document(inner) => slots(inner, rest, out),
+        Bson::Array(items) => {
+            for item in items {
+                below(item, rest, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// How a filter's or an update's key stands to an encrypted field.
+enum Reach {
+    /// The field itself.
+    Is,
+    /// A path below it (inside its ciphertext).
+    Below,
+    /// A sub-document (or array) that holds it.
+    Holds,
+}
+
+/// The first encrypted field `key` (a dotted path) reaches, and how.
+fn reach(key: &str, fields: &'static [EncryptedSpec]) -> Option<(&'static EncryptedSpec, Reach)> {
+    fields.iter().find_map(|f| {
+        if key == f.path {
+            Some((f, Reach::Is))
+        } else if key_below(key, &f.path) {
+            Some((f, Reach::Below))
+        } else if key_below(&f.path, key) {
+            Some((f, Reach::Holds))
+        } else {
+            None
+        }
+    })
+}
+
 /// The operands of `filter`'s equalities on encrypted fields, to encrypt
 /// in place; the refusal of any other condition on them.
 fn operands_of<'a, M: Document>(
     filter: &'a mut BsonDocument,
-    fields: &'static [EncryptedDef],
-    out: &mut Vec<(&'static EncryptedDef, &'a mut Bson)>,
+    fields: &'static [EncryptedSpec],
+    out: &mut Vec<(&'static EncryptedSpec, &'a mut Bson)>,
 ) -> Result<()> {
     for (key, value) in filter.iter_mut() {
         if matches!(key.as_str(), "$and" | "$or" | "$nor") {
@@ -213,17 +265,24 @@ fn operands_of<'a, M: Document>(
             }
             continue;
         }
-        let refused = |field: &EncryptedDef, what: String| {
+        let refused = |field: &'static EncryptedSpec, what: String| {
             Err(subject::<M>(field).failed("query", format!("{what}; nothing was sent")))
         };
-        if let Some(field) = fields.iter().find(|f| key_below(key, f.path)) {
-            return refused(
-                field,
-                format!("`{key}` is a path below an encrypted field, which the server holds as one ciphertext"),
-            );
-        }
-        let Some(field) = fields.iter().find(|f| f.path == key) else {
-            continue;
+        let field = match reach(key, fields) {
+            None => continue,
+            Some((field, Reach::Is)) => field,
+            Some((field, Reach::Below)) => {
+                return refused(
+                    field,
+                    format!("`{key}` is a path below an encrypted field, which the server holds as one ciphertext"),
+                )
+            }
+            Some((field, Reach::Holds)) => {
+                return refused(
+                    field,
+                    format!("`{key}` holds an encrypted field: compare its fields one by one (equality on the encrypted one)"),
+                )
+            }
         };
         if field.algorithm == Algorithm::Random {
             return refused(
@@ -240,18 +299,44 @@ fn operands_of<'a, M: Document>(
         if let Bson::Document(ops) = value {
             for (op, operand) in ops.iter_mut() {
                 match (op.as_str(), operand) {
-                        ("$eq" | "$ne", operand) => out.push((field, operand)),
-                        ("$in" | "$nin", Bson::Array(items)) => {
-                            out.extend(items.iter_mut().map(|item| (field, item)));
-                        }
-                        ("$exists", _) => {}
-                        (op, _) => {
-                            return refused(
-                                field,
-                                format!("`{op}` on a deterministic-encrypted field: only equality (`eq`, `ne`, `is_in`) is meaningful on its ciphertext"),
-                            )
-                        }
+                    ("$eq" | "$ne", operand) => out.push((field, operand)),
+                    ("$in" | "$nin", Bson::Array(items)) => {
+                        out.extend(items.iter_mut().map(|item| (field, item)));
                     }
+                    ("$exists", _) => {}
+                    (op, _) => {
+                        return refused(
+                            field,
+                            format!("`{op}` on a deterministic-encrypted field: only equality (`eq`, `ne`, `is_in`) is meaningful on its ciphertext"),
+                        )
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Refuses an update document of `M` that writes an encrypted field, a
+/// path below one or a sub-document holding one (`$set`, `$inc`, `$push`,
+/// `$unset`, ...): the server would store (or compute on) the plain value.
+/// The document is changed whole instead (`replace`), which the repository
+/// encrypts. Nothing is sent.
+pub(crate) fn check_update<M: Document>(update: &BsonDocument) -> Result<()> {
+    let fields = sealed::<M>();
+    if fields.is_empty() {
+        return Ok(());
+    }
+    for (op, paths) in update {
+        let Bson::Document(paths) = paths else {
+            continue;
+        };
+        for key in paths.keys() {
+            if let Some((field, _)) = reach(key, fields) {
+                return Err(subject::<M>(field).failed(
+                    "update",
+                    format!("`{op}` of `{key}` would write an encrypted field in place, in plain text: change the document and `replace` it, which encrypts it; nothing was sent"),
+                ));
             }
         }
     }
@@ -275,13 +360,11 @@ pub(crate) fn redact<M: Document>(err: Error) -> Error {
     else {
         return err;
     };
-    let declared = M::TABLES.encrypted.iter().find(|f| {
-        path == f.path
-            || key_below(path, f.path)
-            || path
-                .strip_prefix(f.path)
-                .is_some_and(|r| r.starts_with('['))
-    });
+    // serde's path names an array item `items[2].card`: compare dotted.
+    let dotted = dotted(path);
+    let declared = sealed::<M>()
+        .iter()
+        .find(|f| dotted == f.path || key_below(&dotted, &f.path));
     match declared {
         Some(field) => subject::<M>(field).failed(
             "decrypt",
@@ -289,4 +372,19 @@ pub(crate) fn redact<M: Document>(err: Error) -> Error {
         ),
         None => err,
     }
+}
+
+/// serde's path (`items[2].card`) as a stored path (`items.card`).
+fn dotted(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut in_index = false;
+    for c in path.chars() {
+        match c {
+            '[' => in_index = true,
+            ']' => in_index = false,
+            c if !in_index => out.push(c),
+            _ => {}
+        }
+    }
+    out
 }

@@ -45,6 +45,67 @@ pub struct EncryptedDef {
     pub algorithm: Algorithm,
 }
 
+/// An encrypted field below a sub-document field: its path relative to
+/// the sub-document's type (see `BsonSchema::encrypted_paths`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncryptedPath {
+    /// The dotted stored path below the type (`ssn`, `card.number`).
+    pub path: String,
+    /// How its values are encrypted.
+    pub algorithm: Algorithm,
+}
+
+impl EncryptedPath {
+    /// The field `path` of a sub-document type (generated code).
+    pub fn new(path: &str, algorithm: Algorithm) -> Self {
+        EncryptedPath {
+            path: path.to_owned(),
+            algorithm,
+        }
+    }
+}
+
+/// Adds `below`, the encrypted paths of the sub-document stored under
+/// `field`, to `out` (generated code).
+pub fn nest(out: &mut Vec<EncryptedPath>, field: &str, below: Vec<EncryptedPath>) {
+    out.extend(below.into_iter().map(|e| EncryptedPath {
+        path: format!("{field}.{}", e.path),
+        algorithm: e.algorithm,
+    }));
+}
+
+/// One encrypted field of a model, at any depth, with its data key: what
+/// setup creates a key for and the repository encrypts and decrypts
+/// ([`Document::encrypted`](crate::Document::encrypted)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncryptedSpec {
+    /// The dotted stored path from the document's root (an array's items
+    /// are reached through it: `items.card` is each item's `card`).
+    pub path: String,
+    /// The data key's alt name: `"<collection>.<path>"`.
+    pub key: String,
+    /// How its values are encrypted.
+    pub algorithm: Algorithm,
+}
+
+/// Every encrypted path of `M`: its own fields' (`#[encrypt]` on the
+/// document), then those inside its sub-documents; made once per model.
+pub(crate) fn sealed<M: crate::model::Document>() -> &'static [EncryptedSpec] {
+    crate::model::cache::per_model::<M, Vec<EncryptedSpec>>(|| {
+        let own = M::TABLES.encrypted.iter().map(|f| EncryptedSpec {
+            path: f.path.to_owned(),
+            key: f.key.to_owned(),
+            algorithm: f.algorithm,
+        });
+        let nested = M::nested_encrypted().into_iter().map(|e| EncryptedSpec {
+            key: format!("{}.{}", M::COLLECTION, e.path),
+            path: e.path,
+            algorithm: e.algorithm,
+        });
+        own.chain(nested).collect()
+    })
+}
+
 /// The validator's schema of an encrypted field holding a `T`: a BSON
 /// binary (the ciphertext, subtype 6), or `null` when `T` may be absent (a
 /// `None` is stored as `null`, not encrypted), so that a write of the

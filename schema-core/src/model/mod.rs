@@ -135,10 +135,19 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
     const SHARD_KEY: Option<crate::model::shard::ShardKey> = None;
 
     /// The fields the model declares encrypted (`#[encrypt(...)]`, the
-    /// `encryption` feature), each with its stored name, its data key's
-    /// name (`"<collection>.<stored name>"`) and its algorithm.
-    fn encrypted() -> &'static [crate::model::encrypted::EncryptedDef] {
-        Self::TABLES.encrypted
+    /// `encryption` feature) at every depth, each with its stored path
+    /// (`ssn`, `profile.ssn`, `items.card`: an array's items by the same
+    /// path), its data key's name (`"<collection>.<stored path>"`) and its
+    /// algorithm.
+    fn encrypted() -> &'static [crate::model::encrypted::EncryptedSpec] {
+        crate::model::encrypted::sealed::<Self>()
+    }
+
+    /// The encrypted fields inside the model's sub-documents (generated
+    /// code; see `BsonSchema::encrypted_paths`).
+    #[doc(hidden)]
+    fn nested_encrypted() -> Vec<crate::model::encrypted::EncryptedPath> {
+        Vec::new()
     }
 
     /// The relationships the model declares (references, many-to-many arrays).

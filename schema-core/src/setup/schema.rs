@@ -46,9 +46,9 @@ pub struct ModelInfo {
     /// Whether its collection keeps pre-images for change streams
     /// (`#[document(pre_images)]`).
     pub pre_images: bool,
-    /// Its encrypted fields (`#[encrypt(...)]`): each stored name with the
-    /// name of its data key, which setup creates.
-    pub encrypted: Vec<(&'static str, &'static str)>,
+    /// Its encrypted fields (`#[encrypt(...)]`, at every depth), each
+    /// with the name of its data key, which setup creates.
+    pub encrypted: Vec<crate::model::encrypted::EncryptedSpec>,
 }
 
 impl ModelInfo {
@@ -67,11 +67,7 @@ impl ModelInfo {
             shard_key: M::SHARD_KEY,
             versions: M::VERSIONS.filter(|v| !v.older.is_empty()),
             pre_images: M::PRE_IMAGES,
-            encrypted: M::TABLES
-                .encrypted
-                .iter()
-                .map(|f| (f.path, f.key))
-                .collect(),
+            encrypted: M::encrypted().to_vec(),
         }
     }
 }
@@ -183,6 +179,9 @@ impl Schema {
     /// ```
     pub fn check(&self) -> Result<()> {
         self.policies()?;
+        for model in &self.models {
+            random_fields_take_no_index(model)?;
+        }
         for (i, model) in self.models.iter().enumerate() {
             if let Some(first) = self.models[..i]
                 .iter()
@@ -269,4 +268,44 @@ impl Schema {
     pub fn versioned_models(&self) -> Vec<&'static str> {
         self.migrations.iter().map(|(name, _)| *name).collect()
     }
+}
+
+/// A random-encrypted field (at any depth) takes no index: no query can
+/// match its ciphertexts. The derive refuses one on a document's own
+/// field; this refuses the index keys it cannot see (a path into a
+/// sub-document).
+fn random_fields_take_no_index(model: &ModelInfo) -> Result<()> {
+    let random = model
+        .encrypted
+        .iter()
+        .filter(|f| f.algorithm == crate::model::encrypted::Algorithm::Random);
+    for field in random {
+        let on_it = |key: &str| {
+            key == field.path
+                || key
+                    .strip_prefix(field.path.as_str())
+                    .is_some_and(|r| r.starts_with('.'))
+                || field
+                    .path
+                    .strip_prefix(key)
+                    .is_some_and(|r| r.starts_with('.'))
+        };
+        if let Some(index) = model
+            .indexes
+            .iter()
+            .find(|i| i.keys.iter().any(|(k, _)| on_it(k)))
+        {
+            return Err(Error::Encryption {
+                action: "index",
+                model: Some(model.name),
+                field: Some(field.path.clone()),
+                key: field.key.clone(),
+                reason: format!(
+                    "the index `{}` is on a random-encrypted field, whose ciphertext differs every time: no query can use it; encrypt the field `deterministic` to index it, or drop it from the index",
+                    index.name
+                ),
+            });
+        }
+    }
+    Ok(())
 }

@@ -115,12 +115,13 @@ impl Schema {
         let mut unsharded = Vec::new();
         plan_sharding(db, &models, &mut actions, &mut unsharded).await?;
         for model in self.models() {
-            for (field, key) in &model.encrypted {
-                if let Some(vault) = self.keys.missing_key(model.name, field, key).await? {
+            for field in &model.encrypted {
+                let (path, key) = (&field.path, &field.key);
+                if let Some(vault) = self.keys.missing_key(model.name, path, key).await? {
                     actions.push(Step::CreateDataKey {
                         collection: vault,
-                        key: (*key).to_owned(),
-                        field: format!("`{field}` of `{}`", model.name),
+                        key: key.clone(),
+                        field: format!("`{path}` of `{}`", model.name),
                     });
                 }
             }

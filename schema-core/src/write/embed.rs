@@ -209,6 +209,7 @@ where
         filter.extend(guard);
         let mut update = doc! { operator: { name: value } };
         crate::model::stamp::updated::<M>(&mut update, false)?;
+        crate::crypt::check_update::<M>(&update)?;
         let r = with_session!(
             self.repo.raw().update_one(filter, update),
             session.as_deref_mut()
@@ -264,6 +265,7 @@ where
         }
         let mut update = doc! { "$pull": { name: condition } };
         crate::model::stamp::updated::<M>(&mut update, false)?;
+        crate::crypt::check_update::<M>(&update)?;
         let r = with_session!(
             self.repo.raw().update_one(filter, update),
             session.as_deref_mut()
@@ -377,6 +379,7 @@ where
         }
         let mut update = doc! { "$push": { name: { "$each": [item.clone()], "$slice": slice } } };
         crate::model::stamp::updated::<M>(&mut update, false)?;
+        crate::crypt::check_update::<M>(&update)?;
         let r = self
             .repo
             .raw()

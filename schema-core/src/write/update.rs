@@ -5,6 +5,14 @@
 use super::*;
 
 impl<M: Document> Repo<M> {
+    /// `update` taken apart, refused when it writes an encrypted field in
+    /// place (see `crypt`): nothing is sent.
+    fn parts(&self, update: Update<M>) -> Result<UpdateParts> {
+        let parts = update.into_parts()?;
+        crate::crypt::check_update::<M>(&parts.update)?;
+        Ok(parts)
+    }
+
     /// Applies `update` (a typed [`Update`], or a plain update document for
     /// raw access) to the document with this `_id`: one `update`. Returns
     /// whether it existed.
@@ -30,7 +38,7 @@ impl<M: Document> Repo<M> {
         let update = update.into();
         let options = UpdateByIdOptions::default();
         Action::new(M::COLLECTION, "update", options, move |s, o| async move {
-            let (id, parts) = (id_to_bson::<M>(id)?, update.into_parts()?);
+            let (id, parts) = (id_to_bson::<M>(id)?, self.parts(update)?);
             let r = self
                 .update_guarded(s, &id, None, parts, o.if_version)
                 .await?;
@@ -59,7 +67,7 @@ impl<M: Document> Repo<M> {
             "update_one",
             options,
             move |s, o| async move {
-                let parts = update.into_parts()?;
+                let parts = self.parts(update)?;
                 refuse_guarded("update_one with upsert", o.upsert, &parts)?;
                 let filter = self.query(filter, &o.filtered).await?;
                 if !parts.has_guard() {
@@ -98,7 +106,7 @@ impl<M: Document> Repo<M> {
             "update_many",
             options,
             move |s, o| async move {
-                let parts = update.into_parts()?;
+                let parts = self.parts(update)?;
                 refuse_guarded("update_many", true, &parts)?;
                 refuse_shard_key_change::<M>(&parts)?;
                 let filter = self.query(filter, &o.filtered).await?;
@@ -128,7 +136,7 @@ impl<M: Document> Repo<M> {
             "find_one_and_update",
             options,
             move |s, o| async move {
-                let mut parts = update.into_parts()?;
+                let mut parts = self.parts(update)?;
                 refuse_guarded("find_one_and_update with upsert", o.upsert, &parts)?;
                 let filter = self.query(filter, &o.filtered).await?;
                 crate::model::stamp::updated::<M>(&mut parts.update, o.upsert)?;

@@ -8,7 +8,7 @@
 
 use syn::ext::IdentExt;
 
-use crate::ast::{Derive, Field, Input};
+use crate::ast::{Data, Derive, Field, Input};
 use crate::attr::{EncryptAttr, EncryptKind, FieldKind, KeyName};
 use crate::ctxt::Ctxt;
 
@@ -21,7 +21,7 @@ pub(super) fn check(cx: &Ctxt, input: &Input) {
         if !on_a_document(cx, input, encrypt) {
             continue;
         }
-        not_the_id(cx, field, encrypt);
+        not_the_id(cx, input, field, encrypt);
         not_a_relation(cx, field, encrypt);
         not_a_shard_key(cx, input, field, encrypt);
         not_a_series_or_bucket_field(cx, input, field, encrypt);
@@ -31,22 +31,23 @@ pub(super) fn check(cx: &Ctxt, input: &Input) {
     not_with_earlier_shapes(cx, input);
 }
 
-/// An `Embedded`'s own fields are not encrypted (yet): its parent
-/// encrypts the whole sub-document.
+/// On a named field of a struct (a document or a sub-document); a
+/// variant's field is not encrypted on its own (yet): the document
+/// encrypts the whole enum.
 fn on_a_document(cx: &Ctxt, input: &Input, encrypt: &EncryptAttr) -> bool {
-    if input.derive == Derive::Document && input.attrs.collection.is_some() {
+    if let Data::Struct(_) = input.data {
         return true;
     }
     cx.error_at(
         encrypt.span,
-        "`#[encrypt]` goes on a field of a `#[derive(Document)]`: a field of a sub-document is not encrypted on its own; encrypt the whole sub-document where the document holds it, with `#[encrypt(random)]` on that field",
+        "`#[encrypt]` goes on a named field of a struct (a `#[derive(Document)]` or a `#[derive(Embedded)]` struct): a field of an enum's variant or of a tuple struct is not encrypted on its own; encrypt the whole value where the document holds it, with `#[encrypt(random)]` on that field",
     );
     false
 }
 
 /// `_id`: the server looks documents up by it, and its index is unique.
-fn not_the_id(cx: &Ctxt, field: &Field, encrypt: &EncryptAttr) {
-    if field.is_stored() && field.stored == "_id" {
+fn not_the_id(cx: &Ctxt, input: &Input, field: &Field, encrypt: &EncryptAttr) {
+    if input.derive == Derive::Document && field.is_stored() && field.stored == "_id" {
         field.flag();
         cx.error_at(
             encrypt.span,
@@ -225,7 +226,11 @@ mod tests {
         let nested = parse_quote! {
             struct Address { #[encrypt(random)] street: String }
         };
-        let found = messages(Derive::Embedded, &nested, check);
-        assert!(found[0].starts_with("`#[encrypt]` goes on a field of a `#[derive(Document)]`"));
+        assert!(messages(Derive::Embedded, &nested, check).is_empty());
+        let variant = parse_quote! {
+            enum Contact { Phone { #[encrypt(random)] number: String } }
+        };
+        let found = messages(Derive::Embedded, &variant, check);
+        assert!(found[0].starts_with("`#[encrypt]` goes on a named field of a struct"));
     }
 }

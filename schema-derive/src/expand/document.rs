@@ -1,12 +1,13 @@
 //! `impl Document for T`.
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::quote;
 use syn::ext::IdentExt;
 
 use super::scope::private;
 use super::{
-    bounded, bucket, copy, fields, indexes, relations, shard, timeseries, validator, versions,
+    bounded, bucket, copy, encrypted, fields, indexes, relations, shard, timeseries, validator,
+    versions,
 };
 use crate::ast::Input;
 
@@ -37,7 +38,9 @@ pub fn expand(input: &Input) -> TokenStream {
     let dependents = relations::dependents(input);
     let properties = validator::properties(input, input.struct_fields());
     let closed = input.attrs.open.is_none();
-    let (encrypted, feature) = encrypted(input, &collection);
+    let encrypted_table = encrypted::table(input, &collection);
+    let feature = encrypted::checks(input);
+    let nested_encrypted = encrypted::nested(input, quote!(nested_encrypted));
     let serde_bound = serde_bound(input);
     let stamps = crate::stamp::items(input, &p);
     let bucket = bucket::expand(input);
@@ -90,7 +93,7 @@ pub fn expand(input: &Input) -> TokenStream {
                 relations: #relations,
                 properties: #properties,
                 closed: #closed,
-                encrypted: #encrypted,
+                encrypted: #encrypted_table,
             };
 
             #stamps
@@ -104,6 +107,8 @@ pub fn expand(input: &Input) -> TokenStream {
             #versions
 
             #pre_images
+
+            #nested_encrypted
         }
 
         #version_checks
@@ -128,41 +133,4 @@ pub fn serde_bound(input: &Input) -> TokenStream {
     quote! {
         where for<'__de> #ident: #p::serde::Serialize + #p::serde::Deserialize<'__de>
     }
-}
-
-/// The table of the encrypted fields (`#[encrypt(...)]`), and the check
-/// that schema-core is built with its `encryption` feature when there are
-/// any (a `compile_error!` on the first `#[encrypt]` otherwise).
-fn encrypted(input: &Input, collection: &str) -> (TokenStream, TokenStream) {
-    let p = private(input);
-    let mut rows = Vec::new();
-    let mut feature = TokenStream::new();
-    for field in input.struct_fields().iter().filter(|f| f.is_stored()) {
-        let Some(encrypt) = &field.encrypt else {
-            continue;
-        };
-        if feature.is_empty() {
-            let at = super::scope::private_at(input, encrypt.span);
-            feature = quote_spanned! {encrypt.span=>
-                const _: () = #at::assert_feature::<#at::FeatureProbe>();
-            };
-        }
-        if encrypt.kind == crate::attr::EncryptKind::Deterministic {
-            let ty = field.ty;
-            let at = super::scope::private_at(input, syn::spanned::Spanned::span(ty));
-            feature.extend(quote_spanned! {syn::spanned::Spanned::span(ty)=>
-                const _: () = #at::assert_deterministic::<#ty>();
-            });
-        }
-        let (name, path) = (&field.name, &field.stored);
-        let key = format!("{collection}.{path}");
-        let algorithm = match encrypt.kind {
-            crate::attr::EncryptKind::Deterministic => quote!(#p::Algorithm::Deterministic),
-            crate::attr::EncryptKind::Random => quote!(#p::Algorithm::Random),
-        };
-        rows.push(quote! {
-            #p::EncryptedDef { field: #name, path: #path, key: #key, algorithm: #algorithm }
-        });
-    }
-    (quote!(&[#(#rows),*]), feature)
 }

@@ -311,7 +311,7 @@ fn schema_fn(input: &Input, field: &Field) -> TokenStream {
 /// Whether the field stores what its type's `BsonSchema` describes: not
 /// under a custom serializer (it stores something else) nor
 /// `#[embed(unbounded)]` (its type need not be described).
-fn described(field: &Field) -> bool {
+pub(super) fn described(field: &Field) -> bool {
     !field.serde.custom_serializer && !is_unbounded(field)
 }
 
