@@ -362,7 +362,7 @@ impl<M: Document> Repo<M> {
         &self,
         raws: Vec<RawDocumentBuf>,
     ) -> Result<Vec<RawDocumentBuf>> {
-        if M::encrypted().is_empty() {
+        if crate::model::cache::sealed::<M>().is_empty() {
             return Ok(raws);
         }
         let mut open = Vec::with_capacity(raws.len());

@@ -100,7 +100,8 @@ fn at<'a>(doc: &'a bson::Document, path: &str) -> Vec<&'a Bson> {
 
 #[test]
 fn the_model_lists_every_encrypted_path_with_its_key() {
-    let listed: Vec<(&str, &str, Algorithm)> = Member::encrypted()
+    let encrypted = Member::encrypted();
+    let listed: Vec<(&str, &str, Algorithm)> = encrypted
         .iter()
         .map(|f| (f.path.as_str(), f.key.as_str(), f.algorithm))
         .collect();

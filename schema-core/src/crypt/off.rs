@@ -79,7 +79,7 @@ pub(crate) fn check_update<M: Document>(_update: &BsonDocument) -> Result<()> {
 }
 
 fn refuse<M: Document>(action: &'static str) -> Result<()> {
-    match crate::model::encrypted::sealed::<M>().first() {
+    match crate::model::cache::sealed::<M>().first() {
         None => Ok(()),
         Some(field) => Err(Error::Encryption {
             action,

@@ -12,7 +12,8 @@ use bson::{Bson, Document as BsonDocument, RawDocumentBuf};
 use super::handle::{Algorithm, Encryption};
 use super::subject::Subject;
 use crate::error::{Error, Result};
-use crate::model::encrypted::{sealed, EncryptedSpec};
+use crate::model::cache::sealed;
+use crate::model::encrypted::EncryptedSpec;
 use crate::model::Document;
 
 /// The encryption handle a repository holds, if any.

@@ -5,10 +5,6 @@
 //! (a data key per field, `bsonType: "binData"` in the validator) and by
 //! the repository (what to encrypt on a write and decrypt on a read).
 
-use bson::{doc, Document};
-
-use crate::model::validator::BsonSchema;
-
 /// How a value is encrypted (the FLE1 algorithms,
 /// `AEAD_AES_256_CBC_HMAC_SHA_512-*`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -88,34 +84,24 @@ pub struct EncryptedSpec {
     pub algorithm: Algorithm,
 }
 
-/// Every encrypted path of `M`: its own fields' (`#[encrypt]` on the
-/// document), then those inside its sub-documents; made once per model.
-pub(crate) fn sealed<M: crate::model::Document>() -> &'static [EncryptedSpec] {
-    crate::model::cache::per_model::<M, Vec<EncryptedSpec>>(|| {
-        let own = M::TABLES.encrypted.iter().map(|f| EncryptedSpec {
-            path: f.path.to_owned(),
-            key: f.key.to_owned(),
-            algorithm: f.algorithm,
-        });
-        let nested = M::nested_encrypted().into_iter().map(|e| EncryptedSpec {
-            key: format!("{}.{}", M::COLLECTION, e.path),
-            path: e.path,
-            algorithm: e.algorithm,
-        });
-        own.chain(nested).collect()
-    })
-}
-
-/// The validator's schema of an encrypted field holding a `T`: a BSON
-/// binary (the ciphertext, subtype 6), or `null` when `T` may be absent (a
-/// `None` is stored as `null`, not encrypted), so that a write of the
-/// plain value is refused by the server too.
-pub(crate) fn schema_of<T: BsonSchema + ?Sized>() -> Document {
-    if T::optional() {
-        doc! { "bsonType": ["binData", "null"] }
-    } else {
-        doc! { "bsonType": "binData" }
-    }
+/// A model's encrypted fields: its own (`own`), then those inside its
+/// sub-documents (`nested`), each with its key in `collection`.
+pub(crate) fn specs(
+    collection: &str,
+    own: &[EncryptedDef],
+    nested: Vec<EncryptedPath>,
+) -> Vec<EncryptedSpec> {
+    let own = own.iter().map(|f| EncryptedSpec {
+        path: f.path.to_owned(),
+        key: f.key.to_owned(),
+        algorithm: f.algorithm,
+    });
+    let nested = nested.into_iter().map(|e| EncryptedSpec {
+        key: format!("{collection}.{}", e.path),
+        path: e.path,
+        algorithm: e.algorithm,
+    });
+    own.chain(nested).collect()
 }
 
 /// The rule of `#[encrypt(deterministic)]` on a field's type: a value whose

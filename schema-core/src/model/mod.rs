@@ -27,6 +27,7 @@ use serde::{de::DeserializeOwned, Serialize};
 use crate::error::Result;
 use crate::model::bounded::Bounded;
 use crate::model::declared::{object_of, IndexDef, PropertyDef};
+use crate::model::encrypted::EncryptedSpec;
 use crate::model::index::{Direction, IndexSpec};
 use crate::model::validator::{validator, BsonSchema};
 
@@ -139,8 +140,9 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
     /// (`ssn`, `profile.ssn`, `items.card`: an array's items by the same
     /// path), its data key's name (`"<collection>.<stored path>"`) and its
     /// algorithm.
-    fn encrypted() -> &'static [crate::model::encrypted::EncryptedSpec] {
-        crate::model::encrypted::sealed::<Self>()
+    fn encrypted() -> Vec<EncryptedSpec> {
+        let (own, nested) = (Self::TABLES.encrypted, Self::nested_encrypted());
+        crate::model::encrypted::specs(Self::COLLECTION, own, nested)
     }
 
     /// The encrypted fields inside the model's sub-documents (generated

@@ -67,7 +67,7 @@ impl ModelInfo {
             shard_key: M::SHARD_KEY,
             versions: M::VERSIONS.filter(|v| !v.older.is_empty()),
             pre_images: M::PRE_IMAGES,
-            encrypted: M::encrypted().to_vec(),
+            encrypted: M::encrypted(),
         }
     }
 }
