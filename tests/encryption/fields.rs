@@ -282,6 +282,28 @@ async fn every_write_stores_ciphertext_and_every_read_returns_the_plaintext() {
         3
     );
     assert_eq!(repo.count(f.ssn.ne("123-45-6789")).scan().await.unwrap(), 2);
+    // A typed `set` encrypts its value; an `Option` field is `unset`.
+    let f = Customer::FIELDS;
+    assert!(repo
+        .update(&"cy".to_owned(), f.ssn.set("555-11-2222"))
+        .await
+        .unwrap());
+    assert!(repo
+        .update(&"cy".to_owned(), f.notes.set("likes tea"))
+        .await
+        .unwrap());
+    assert_sealed(&raw(&db, "cy").await);
+    assert!(repo
+        .update(&"cy".to_owned(), f.notes.unset())
+        .await
+        .unwrap());
+    let cy = repo
+        .find_one(f.ssn.eq("555-11-2222"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((cy.id.as_str(), cy.notes), ("cy", None));
+    assert!(repo.update(&"cy".to_owned(), f.notes.set("likes tea")).await.unwrap());
     // In a session too (the session's cursor).
     let mut session = db.client().start_session().await.unwrap();
     let in_session = repo

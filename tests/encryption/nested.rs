@@ -2,8 +2,10 @@
 //! `#[derive(Embedded)]` struct): reached from the document's root through
 //! sub-documents, `Option`s and arrays, each under the key
 //! `"<collection>.<stored path>"`; written as ciphertext, read back in
-//! plain text, found by equality through an index on the nested path; an
-//! update that would write one in place is refused.
+//! plain text, found by equality through an index on the nested path;
+//! updates that write them (a sub-document set whole, an item pushed) have
+//! their values encrypted, and those the server would compute on are
+//! refused.
 
 use bson::spec::BinarySubtype;
 use bson::{doc, Bson, RawDocumentBuf};
@@ -43,6 +45,9 @@ pub struct Member {
 }
 
 const SECRETS: &[&str] = &[
+    "TAX-0005",
+    "4000-9999",
+    "4000-7777",
     "TAX-0001",
     "TAX-0002",
     "asthma",
@@ -244,77 +249,97 @@ async fn nested_fields_are_written_encrypted_and_read_back() {
         .unwrap();
     assert_eq!(both.len(), 2);
 
-    // Updates that would write an encrypted field in place are refused,
-    // before anything is sent.
-    let err = repo
-        .update(&"ada".to_owned(), f.profile.set(&ada.profile))
+    // Updates that write encrypted fields have their values encrypted: a
+    // sub-document set whole, an item pushed, a raw `$set` of the path.
+    let mut profile = ada.profile.clone();
+    profile.tax_id = "TAX-0005".to_owned();
+    assert!(repo
+        .update(&"ada".to_owned(), f.profile.set(&profile))
         .await
-        .unwrap_err();
-    let text = clean_nested(&err);
-    assert!(
-        matches!(
-            err,
-            Error::Encryption {
-                action: "update",
-                ..
-            }
-        ),
-        "{err:?}"
-    );
-    assert!(
-        text.contains("replace") && text.contains("members.profile.taxId"),
-        "{text}"
-    );
+        .unwrap());
     let card = Card {
         number: "4000-9999".to_owned(),
         holder: "E".to_owned(),
     };
-    let err = repo
+    assert!(repo
         .update(&"ada".to_owned(), f.cards.push(&card))
         .await
-        .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            Error::Encryption {
-                action: "update",
-                ..
-            }
-        ),
-        "{err:?}"
-    );
-    let err = repo
-        .embed(f.cards)
+        .unwrap());
+    repo.embed(f.cards)
         .push(&"ada".to_owned(), &card)
         .await
-        .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            Error::Encryption {
-                action: "update",
-                ..
-            }
-        ),
-        "{err:?}"
+        .unwrap();
+    repo.update(
+        &"bob".to_owned(),
+        doc! { "$set": { "profile.card.number": "4000-7777" } },
+    )
+    .await
+    .unwrap();
+    for id in ["ada", "bob"] {
+        let raw = db
+            .collection::<RawDocumentBuf>("members")
+            .find_one(doc! { "_id": id })
+            .await
+            .unwrap()
+            .unwrap();
+        for secret in ["TAX-0005", "4000-9999", "4000-7777"] {
+            assert!(
+                !raw.as_bytes()
+                    .windows(secret.len())
+                    .any(|w| w == secret.as_bytes()),
+                "{id} shows {secret}"
+            );
+        }
+        let stored = bson::Document::try_from(raw.as_ref()).unwrap();
+        for value in at(&stored, "cards.number")
+            .into_iter()
+            .chain(at(&stored, "profile.taxId"))
+        {
+            assert!(
+                matches!(value, Bson::Binary(b) if b.subtype == BinarySubtype::Encrypted),
+                "{id}: {value:?}"
+            );
+        }
+    }
+    let read = repo.get(&"ada".to_owned()).await.unwrap().unwrap();
+    assert_eq!(read.profile.tax_id, "TAX-0005");
+    assert_eq!(read.cards.len(), 4);
+    assert_eq!(read.cards[3], card);
+    assert_eq!(
+        repo.find_one(f.profile.tax_id.eq("TAX-0005"))
+            .await
+            .unwrap()
+            .map(|m| m.id),
+        Some("ada".to_owned())
     );
-    let err = repo
-        .update(
-            &"ada".to_owned(),
-            doc! { "$set": { "profile.taxId": "TAX-0003" } },
-        )
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            Error::Encryption {
-                action: "update",
-                ..
-            }
-        ),
-        "{err:?}"
-    );
+    let bob = repo.get(&"bob".to_owned()).await.unwrap().unwrap();
+    assert_eq!(bob.profile.card.number, "4000-7777");
+
+    // What the server would compute on, or a path below an encrypted
+    // field, is refused before anything is sent.
+    for update in [
+        doc! { "$inc": { "profile.taxId": 1 } },
+        doc! { "$set": { "profile.taxId.part": "TAX" } },
+        doc! { "$pull": { "cards": { "number": "4000-9999" } } },
+        doc! { "$min": { "profile.card": { "number": "0" } } },
+    ] {
+        let err = repo
+            .update(&"ada".to_owned(), update.clone())
+            .await
+            .unwrap_err();
+        let text = clean_nested(&err);
+        assert!(
+            matches!(
+                err,
+                Error::Encryption {
+                    action: "update",
+                    ..
+                }
+            ),
+            "{update}: {err:?}"
+        );
+        assert!(text.contains("nothing was sent"), "{text}");
+    }
     // A plain field beside them is updated as usual.
     assert!(repo
         .update(&"ada".to_owned(), f.name.set("Ada"))

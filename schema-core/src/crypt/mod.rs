@@ -45,9 +45,10 @@ mod hooks;
 mod key_vault;
 mod seal;
 mod subject;
+mod update;
 mod value;
 
-pub(crate) use seal::{check_update, redact, Keys};
+pub(crate) use seal::{redact, Keys};
 
 pub use handle::{Algorithm, Encryption, LocalMasterKey, DEFAULT_KEY_VAULT};
 pub use key_vault::KEY_ALT_NAMES_INDEX;

@@ -22,6 +22,14 @@ impl Keys {
         refuse::<M>("decrypt").map(|()| raw)
     }
 
+    /// `update`, or a refusal when `M` declares encrypted fields.
+    pub(crate) async fn seal_update<M: Document>(
+        &self,
+        update: BsonDocument,
+    ) -> Result<BsonDocument> {
+        refuse::<M>("update").map(|()| update)
+    }
+
     /// `filter`, or a refusal when `M` declares encrypted fields.
     pub(crate) async fn seal_filter<M: Document>(
         &self,
@@ -71,11 +79,6 @@ fn off(model: &'static str, field: &str, key: &str) -> Error {
 #[allow(clippy::extra_unused_type_parameters)]
 pub(crate) fn redact<M: Document>(err: Error) -> Error {
     err
-}
-
-/// `Ok`, or a refusal when `M` declares encrypted fields.
-pub(crate) fn check_update<M: Document>(_update: &BsonDocument) -> Result<()> {
-    refuse::<M>("update")
 }
 
 fn refuse<M: Document>(action: &'static str) -> Result<()> {

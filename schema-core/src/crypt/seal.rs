@@ -27,7 +27,7 @@ impl Keys {
     }
 
     /// The handle, or the error of `action` on `field` of `M` without one.
-    fn handle<M: Document>(
+    pub(super) fn handle<M: Document>(
         &self,
         action: &'static str,
         field: &'static EncryptedSpec,
@@ -183,7 +183,7 @@ impl std::fmt::Debug for Keys {
 }
 
 /// What an operation on `field` of `M` is about.
-fn subject<M: Document>(field: &'static EncryptedSpec) -> Subject<'static> {
+pub(super) fn subject<M: Document>(field: &'static EncryptedSpec) -> Subject<'static> {
     Subject {
         model: Some(M::NAME),
         field: Some(&field.path),
@@ -191,7 +191,7 @@ fn subject<M: Document>(field: &'static EncryptedSpec) -> Subject<'static> {
     }
 }
 
-fn is_sealed(value: &Bson) -> bool {
+pub(super) fn is_sealed(value: &Bson) -> bool {
     matches!(value, Bson::Binary(bin) if bin.subtype == BinarySubtype::Encrypted)
 }
 
@@ -224,7 +224,7 @@ fn below<'a>(value: &'a mut Bson, rest: &str, out: &mut Vec<&'a mut Bson>) {
 }
 
 /// How a filter's or an update's key stands to an encrypted field.
-enum Reach {
+pub(super) enum Reach {
     /// The field itself.
     Is,
     /// A path below it (inside its ciphertext).
@@ -234,7 +234,10 @@ enum Reach {
 }
 
 /// The first encrypted field `key` (a dotted path) reaches, and how.
-fn reach(key: &str, fields: &'static [EncryptedSpec]) -> Option<(&'static EncryptedSpec, Reach)> {
+pub(super) fn reach(
+    key: &str,
+    fields: &'static [EncryptedSpec],
+) -> Option<(&'static EncryptedSpec, Reach)> {
     fields.iter().find_map(|f| {
         if key == f.path {
             Some((f, Reach::Is))
@@ -312,32 +315,6 @@ fn operands_of<'a, M: Document>(
                         )
                     }
                 }
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Refuses an update document of `M` that writes an encrypted field, a
-/// path below one or a sub-document holding one (`$set`, `$inc`, `$push`,
-/// `$unset`, ...): the server would store (or compute on) the plain value.
-/// The document is changed whole instead (`replace`), which the repository
-/// encrypts. Nothing is sent.
-pub(crate) fn check_update<M: Document>(update: &BsonDocument) -> Result<()> {
-    let fields = sealed::<M>();
-    if fields.is_empty() {
-        return Ok(());
-    }
-    for (op, paths) in update {
-        let Bson::Document(paths) = paths else {
-            continue;
-        };
-        for key in paths.keys() {
-            if let Some((field, _)) = reach(key, fields) {
-                return Err(subject::<M>(field).failed(
-                    "update",
-                    format!("`{op}` of `{key}` would write an encrypted field in place, in plain text: change the document and `replace` it, which encrypts it; nothing was sent"),
-                ));
             }
         }
     }

@@ -209,7 +209,7 @@ where
         filter.extend(guard);
         let mut update = doc! { operator: { name: value } };
         crate::model::stamp::updated::<M>(&mut update, false)?;
-        crate::crypt::check_update::<M>(&update)?;
+        let update = self.repo.keys.seal_update::<M>(update).await?;
         let r = with_session!(
             self.repo.raw().update_one(filter, update),
             session.as_deref_mut()
@@ -265,7 +265,7 @@ where
         }
         let mut update = doc! { "$pull": { name: condition } };
         crate::model::stamp::updated::<M>(&mut update, false)?;
-        crate::crypt::check_update::<M>(&update)?;
+        let update = self.repo.keys.seal_update::<M>(update).await?;
         let r = with_session!(
             self.repo.raw().update_one(filter, update),
             session.as_deref_mut()
@@ -379,7 +379,7 @@ where
         }
         let mut update = doc! { "$push": { name: { "$each": [item.clone()], "$slice": slice } } };
         crate::model::stamp::updated::<M>(&mut update, false)?;
-        crate::crypt::check_update::<M>(&update)?;
+        let update = self.repo.keys.seal_update::<M>(update).await?;
         let r = self
             .repo
             .raw()

@@ -5,11 +5,12 @@
 use super::*;
 
 impl<M: Document> Repo<M> {
-    /// `update` taken apart, refused when it writes an encrypted field in
-    /// place (see `crypt`): nothing is sent.
-    fn parts(&self, update: Update<M>) -> Result<UpdateParts> {
-        let parts = update.into_parts()?;
-        crate::crypt::check_update::<M>(&parts.update)?;
+    /// `update` taken apart, the values it writes into encrypted fields
+    /// encrypted (or refused when the server would compute on them; see
+    /// `crypt`).
+    async fn parts(&self, update: Update<M>) -> Result<UpdateParts> {
+        let mut parts = update.into_parts()?;
+        parts.update = self.keys.seal_update::<M>(parts.update).await?;
         Ok(parts)
     }
 
@@ -38,7 +39,7 @@ impl<M: Document> Repo<M> {
         let update = update.into();
         let options = UpdateByIdOptions::default();
         Action::new(M::COLLECTION, "update", options, move |s, o| async move {
-            let (id, parts) = (id_to_bson::<M>(id)?, self.parts(update)?);
+            let (id, parts) = (id_to_bson::<M>(id)?, self.parts(update).await?);
             let r = self
                 .update_guarded(s, &id, None, parts, o.if_version)
                 .await?;
@@ -67,7 +68,7 @@ impl<M: Document> Repo<M> {
             "update_one",
             options,
             move |s, o| async move {
-                let parts = self.parts(update)?;
+                let parts = self.parts(update).await?;
                 refuse_guarded("update_one with upsert", o.upsert, &parts)?;
                 let filter = self.query(filter, &o.filtered).await?;
                 if !parts.has_guard() {
@@ -106,7 +107,7 @@ impl<M: Document> Repo<M> {
             "update_many",
             options,
             move |s, o| async move {
-                let parts = self.parts(update)?;
+                let parts = self.parts(update).await?;
                 refuse_guarded("update_many", true, &parts)?;
                 refuse_shard_key_change::<M>(&parts)?;
                 let filter = self.query(filter, &o.filtered).await?;
@@ -136,7 +137,7 @@ impl<M: Document> Repo<M> {
             "find_one_and_update",
             options,
             move |s, o| async move {
-                let mut parts = self.parts(update)?;
+                let mut parts = self.parts(update).await?;
                 refuse_guarded("find_one_and_update with upsert", o.upsert, &parts)?;
                 let filter = self.query(filter, &o.filtered).await?;
                 crate::model::stamp::updated::<M>(&mut parts.update, o.upsert)?;

@@ -2,9 +2,10 @@
 //! whose algorithm (`Deterministic` or `Random`, a type) decides what it
 //! offers. A deterministic field filters by equality (`eq`, `ne`,
 //! `is_in`), whose operand the repository encrypts before sending; a
-//! random one offers nothing to filter on. Neither has an order (no range,
-//! no sort) nor an update in place (`set`, `inc`, ...): the server holds
-//! ciphertext, and the value is written whole with its document. Each
+//! random one offers nothing to filter on. Both are `set` (the value
+//! encrypted when sent) and an `Option` one `unset`. Neither has an order
+//! (no range, no sort) nor an update the server computes (`inc`, ...): the
+//! server holds ciphertext. Each
 //! refused method names its rule ([`rules`](crate::rules)), so the
 //! compiler's first line says why and what to write.
 
@@ -13,8 +14,9 @@ use std::marker::PhantomData;
 use serde::Serialize;
 
 use super::{Compare, Field, Scope};
+use crate::model::Updatable;
 use crate::typed::filter::Filter;
-use crate::typed::update::{NumericField, Update};
+use crate::typed::update::{NumericField, Optional, Update};
 
 /// `#[encrypt(deterministic)]`: the same value gives the same ciphertext,
 /// so equality filters work (and equal values are seen to be equal).
@@ -78,11 +80,12 @@ impl Equality for Deterministic {}
 )]
 pub trait Ordered {}
 
-/// The rule of updates in place on an encrypted field: none has them.
+/// The rule of updates computed by the server on an encrypted field: none
+/// has them.
 #[diagnostic::on_unimplemented(
-    message = "an encrypted field is not updated in place (`set`, `inc`, `mul`, `min`, `max`, `unset`): the server holds its ciphertext",
-    label = "an update of an encrypted field",
-    note = "change the value in the document and write it whole with `repo.replace(&doc)`: the repository encrypts it"
+    message = "an encrypted field is not computed on by the server (`inc`, `mul`, `min`, `max`): it holds the field's ciphertext",
+    label = "an update computed on an encrypted field",
+    note = "read the document, compute the new value in the application and write it with `set` (the repository encrypts it), or `replace` the document"
 )]
 pub trait InPlace {}
 
@@ -155,12 +158,14 @@ impl<M: Scope, T, A> EncryptedField<M, T, A> {
         self.field.lte(value)
     }
 
-    /// Refused ([`InPlace`]).
-    pub fn set<V: Serialize + ?Sized>(&self, _value: &V) -> Update<M>
+    /// `{$set: {path: value}}`, the value encrypted when sent (with the
+    /// field's algorithm) by the repository's update helpers.
+    pub fn set<V: Serialize + ?Sized>(&self, value: &V) -> Update<M>
     where
-        A: InPlace,
+        T: Compare<V>,
+        M: Updatable,
     {
-        refused(self.name())
+        self.field.set(value)
     }
 
     /// Refused ([`InPlace`]).
@@ -172,12 +177,14 @@ impl<M: Scope, T, A> EncryptedField<M, T, A> {
         refused(self.name())
     }
 
-    /// Refused ([`InPlace`]).
+    /// `{$unset: {path: ""}}` of an `Option` field: removes it (nothing to
+    /// encrypt).
     pub fn unset(&self) -> Update<M>
     where
-        A: InPlace,
+        T: Optional,
+        M: Updatable,
     {
-        refused(self.name())
+        self.field.unset()
     }
 }
 
