@@ -63,7 +63,7 @@ reliability=$!
 # alone; together they reuse the build above.
 cargo test -p schema-core -p schema-workspace --doc --features tracing 2>&1 | tee -a "$log"
 cargo test --workspace --lib --bins --features tracing --test '[!re]*' 2>&1 | tee -a "$log"
-step "encryption (libmongocrypt found or fetched; the feature's clippy, known-answer and server-backed tests)"
+step "encryption (libmongocrypt found or fetched; the feature's clippy, known-answer, server-backed and compile-fail tests, its chapter's snippets)"
 # The `encryption` feature links libmongocrypt >= 1.18: the script prints
 # the directory of one it found, or of the pymongocrypt wheel's build it
 # fetched into its cache. Its tests are a binary of their own, so that the
@@ -73,7 +73,11 @@ export MONGOCRYPT_LIB_DIR="$crypt_dir"
 export LD_LIBRARY_PATH="$crypt_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 cargo clippy -p schema-core --all-targets --features encryption -- -D warnings
 cargo test -p schema-core --features tracing,encryption --lib crypt:: 2>&1 | tee -a "$log"
+# The binary holds the server-backed tests and the compile-fail cases of
+# `#[encrypt]` (tests/encryption/ui), which need the feature.
 cargo test --features tracing,encryption --test encryption 2>&1 | tee -a "$log"
+# The book's chapter on encrypted fields: its snippets need the feature.
+cargo test -p schema-workspace --doc --features tracing,encryption encrypted_fields 2>&1 | tee -a "$log"
 step "diagrams (docs/diagrams.md rendered to SVG by mermaid-cli, in Chromium)"
 bash scripts/render-diagrams.sh
 step "reliability (started with the tests)"

@@ -53,6 +53,11 @@ mod book {
     mod setup {}
     #[doc = include_str!("../book/src/sharding.md")]
     mod sharding {}
+    // Its snippets need the `encryption` feature (and libmongocrypt):
+    // `cargo test --doc --features tracing,encryption encrypted_fields`.
+    #[cfg(feature = "encryption")]
+    #[doc = include_str!("../book/src/encrypted-fields.md")]
+    mod encrypted_fields {}
     #[doc = include_str!("../book/src/errors.md")]
     mod errors {}
     #[doc = include_str!("../book/src/tracing.md")]

@@ -14,8 +14,8 @@
 //!   many-to-many and two-sided links, joins and copies, delete policies,
 //!   queries and the index guard, typed filters and updates, transactions,
 //!   buckets and time series, versions and migrations, setup and the schema
-//!   command, sharding, errors and limits, tracing; then every rule by
-//!   chapter. The README is its one-page summary.
+//!   command, sharding, encrypted fields, errors and limits, tracing; then
+//!   every rule by chapter. The README is its one-page summary.
 //! - [`prelude`]: what a model file names (`use schema_core::prelude::*;`):
 //!   the derives and their traits, the field constants, [`Filter`] and
 //!   [`Update`], and the typed helpers.
@@ -40,6 +40,9 @@ pub mod aggregate;
 pub mod cli;
 #[cfg(feature = "encryption")]
 pub mod crypt;
+#[cfg(not(feature = "encryption"))]
+#[path = "crypt/off.rs"]
+mod crypt;
 mod error;
 mod evolution;
 mod exec;
@@ -70,6 +73,7 @@ pub use mongodb;
 pub use model::bounded::{Bounded, BoundedAt, BoundedCollection, MAX_NESTING};
 pub use model::codec::MAX_DOCUMENT_SIZE;
 pub use model::delete_policy::RefPolicy;
+pub use model::encrypted::{Algorithm, EncryptedDef, EncryptedSpec};
 pub use model::index::collation::IndexCollation;
 pub use model::index::text::TextOptions;
 pub use model::index::{Direction, IndexKind, IndexOrigin, IndexSpec};
@@ -84,7 +88,8 @@ pub use schema_derive::{Document, Embedded, Projection, Row};
 
 // Typed fields, filters and updates.
 pub use typed::field::{
-    Compare, EmbedField, Field, Keep, LinkField, RefField, Tag, TagField, Typed,
+    Compare, Deterministic, EmbedField, EncryptedField, Field, Keep, LinkField, Random, RefField,
+    Tag, TagField, Typed,
 };
 pub use typed::filter::Filter;
 pub use typed::update::{DateField, Number, NumericField, Optional, Update};
@@ -191,10 +196,11 @@ pub mod rules {
         ArrayWithoutMax, AsField, AsItem, Deeper, FreeForm, MapWithoutMax, NestedArray, NestedMap,
         Nesting, NoDepthLeft,
     };
+    pub use crate::model::encrypted::{DeterministicValue, EncryptionFeature};
     pub use crate::model::id::{HoldsTargetId, IsTargetId, SingleId, SingleShardValue};
     pub use crate::model::stamp::{TimestampField, VersionField};
     pub use crate::model::{Replaceable, Updatable};
-    pub use crate::typed::field::{CustomSerializer, Elem};
+    pub use crate::typed::field::{CustomSerializer, Elem, Equality, InPlace, Ordered};
 }
 
 /// Counting the commands a client sends, with the `tracing` feature.
@@ -240,6 +246,10 @@ pub mod __private {
         object_of, ConstBson, IndexDef, PartialDef, PropertyDef, Required,
     };
     pub use crate::model::delete_policy::{Dependent, DEPENDENTS};
+    pub use crate::model::encrypted::{
+        assert_deterministic, assert_feature, nest, Algorithm, EncryptedDef, EncryptedPath,
+        FeatureProbe,
+    };
     pub use crate::model::id::{
         assert_link_ids, assert_reference_id, IdAccepted, IdProbe, IdRefused,
     };
@@ -263,6 +273,7 @@ pub mod __private {
     pub use crate::typed::field::{
         CustomSerializer, EmbedField, Field, Keep, LinkField, RefField, TagField,
     };
+    pub use crate::typed::field::{Deterministic, EncryptedField, Random};
     pub use crate::typed::path::{
         descend, key_path, same_name, BucketItemsPath, FieldNames, KeyPath, Nested, NestedFields,
         One, Prefix, Root, Seg, Tagged, Variants,

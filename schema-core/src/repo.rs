@@ -51,6 +51,9 @@ pub struct Repo<M: Document> {
     /// Whether reads by `_id` write back the documents they upgrade (see
     /// [`write_back_upgrades`](Self::write_back_upgrades)).
     pub(crate) write_back: bool,
+    /// The encryption handle of its encrypted fields, if given (see
+    /// `with_encryption`).
+    pub(crate) keys: crate::crypt::Keys,
 }
 
 impl<M: Document> Clone for Repo<M> {
@@ -62,6 +65,7 @@ impl<M: Document> Clone for Repo<M> {
             support: self.support.clone(),
             indexes_seen: self.indexes_seen.clone(),
             write_back: self.write_back,
+            keys: self.keys.clone(),
         }
     }
 }
@@ -82,7 +86,20 @@ impl<M: Document> Repo<M> {
             support: TxnState::default(),
             indexes_seen: Arc::default(),
             write_back: false,
+            keys: crate::crypt::Keys::default(),
         }
+    }
+
+    /// Encrypts and decrypts `M`'s `#[encrypt(...)]` fields with `crypt`
+    /// (the `encryption` feature): every write encrypts them, every read
+    /// decrypts them, and a typed equality on a deterministic one encrypts
+    /// its operand. A repository of a model with encrypted fields and no
+    /// handle refuses to write, read or filter them
+    /// ([`Error::Encryption`]); it never sends them in plain text.
+    #[cfg(feature = "encryption")]
+    pub fn with_encryption(mut self, crypt: crate::crypt::Encryption) -> Self {
+        self.keys = crate::crypt::Keys::new(crypt);
+        self
     }
 
     /// Uses `policy` for the transactions this repository runs itself.
@@ -172,6 +189,7 @@ impl<M: Document> Repo<M> {
 
     async fn insert_opt(&self, session: Option<&mut ClientSession>, doc: &M) -> Result<()> {
         let raw = crate::model::stamp::inserted::<M>(codec::encode(doc)?)?;
+        let raw = self.keys.seal::<M>(raw).await?;
         with_session!(self.raw_docs().insert_one(raw), session)
             .map_err(|e| self.err(e, "insert into"))?;
         Ok(())
@@ -226,6 +244,7 @@ impl<M: Document> Repo<M> {
     async fn replace_opt(&self, mut session: Option<&mut ClientSession>, doc: &M) -> Result<bool> {
         let id = id_to_bson::<M>(doc.id())?;
         let (raw, expected) = crate::model::stamp::replaced(doc, codec::encode(doc)?)?;
+        let raw = self.keys.seal::<M>(raw).await?;
         let mut filter = doc! { "_id": id.clone() };
         if let Some((name, version)) = &expected {
             filter.insert(*name, version.clone());
@@ -329,6 +348,28 @@ impl<M: Document> Repo<M> {
             None => count,
         };
         with_session!(count, session).map_err(error)
+    }
+
+    /// A stored document read as `M`, its encrypted fields decrypted first
+    /// (see `crypt`).
+    pub(crate) async fn open_one(&self, raw: RawDocumentBuf) -> Result<M> {
+        let raw = self.keys.unseal::<M>(raw).await?;
+        codec::decode(&raw).map_err(crate::crypt::redact::<M>)
+    }
+
+    /// Stored documents with their encrypted fields decrypted (see `crypt`).
+    pub(crate) async fn unseal_all(
+        &self,
+        raws: Vec<RawDocumentBuf>,
+    ) -> Result<Vec<RawDocumentBuf>> {
+        if crate::model::cache::sealed::<M>().is_empty() {
+            return Ok(raws);
+        }
+        let mut open = Vec::with_capacity(raws.len());
+        for raw in raws {
+            open.push(self.keys.unseal::<M>(raw).await?);
+        }
+        Ok(open)
     }
 
     /// An action of this repository named `operation` (no options).

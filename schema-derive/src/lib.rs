@@ -84,7 +84,7 @@ use crate::ast::Derive;
 /// validator). `flatten` and `transparent` are rejected.
 #[proc_macro_derive(
     Document,
-    attributes(document, embed, reference, many_to_many, copy, snapshot)
+    attributes(document, embed, reference, many_to_many, copy, snapshot, encrypt)
 )]
 pub fn derive_document(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
@@ -110,7 +110,7 @@ pub fn derive_document(input: TokenStream) -> TokenStream {
 /// position. Type parameters get `BoundedAt<AsField> + BsonSchema` bounds.
 #[proc_macro_derive(
     Embedded,
-    attributes(document, embed, reference, many_to_many, copy, snapshot)
+    attributes(document, embed, reference, many_to_many, copy, snapshot, encrypt)
 )]
 pub fn derive_embedded(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

@@ -1,12 +1,17 @@
 //! Client-side field encryption (`--features encryption`; libmongocrypt from
 //! `scripts/install-mongocrypt.sh` on `MONGOCRYPT_LIB_DIR` and
 //! `LD_LIBRARY_PATH`): data keys in the key vault, explicit encryption and
-//! decryption against the real server. A binary of its own, built only
-//! with the feature (`cargo test --features encryption --test encryption`),
+//! decryption against the real server, and encrypted fields declared on
+//! models (their writes, reads, filters, setup and compile-time rules). A
+//! binary of its own, built only with the feature (`cargo test --features encryption --test encryption`),
 //! so that the other tests never need the C library.
 
 #[path = "../support/mod.rs"]
 mod support;
 
 mod explicit;
+mod fields;
 mod keys;
+mod nested;
+mod outside;
+mod ui;

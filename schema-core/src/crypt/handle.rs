@@ -15,24 +15,13 @@ use crate::error::{Error, Result};
 /// The key vault's database and collection when none is given.
 pub const DEFAULT_KEY_VAULT: (&str, &str) = ("encryption", "__keyVault");
 
-/// How a value is encrypted (the FLE1 algorithms,
-/// `AEAD_AES_256_CBC_HMAC_SHA_512-*`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Algorithm {
-    /// The same value under the same key gives the same ciphertext: equality
-    /// queries work, and so does telling equal values apart from different
-    /// ones. For values with many distinct values (an email, a number).
-    Deterministic,
-    /// Every encryption differs: nothing can be queried, nothing is leaked.
-    Random,
-}
+pub use crate::model::encrypted::Algorithm;
 
-impl Algorithm {
-    pub(super) fn native(self) -> mongocrypt::ctx::Algorithm {
-        match self {
-            Algorithm::Deterministic => mongocrypt::ctx::Algorithm::Deterministic,
-            Algorithm::Random => mongocrypt::ctx::Algorithm::Random,
-        }
+/// libmongocrypt's name of an algorithm.
+pub(super) fn native(algorithm: Algorithm) -> mongocrypt::ctx::Algorithm {
+    match algorithm {
+        Algorithm::Deterministic => mongocrypt::ctx::Algorithm::Deterministic,
+        Algorithm::Random => mongocrypt::ctx::Algorithm::Random,
     }
 }
 

@@ -9,8 +9,10 @@
 //! the specification asks for). A data key is named by its key alt name;
 //! the convention is `"<collection>.<field>"` (the stored names), so two
 //! models never share a key by accident and the name says what the key
-//! protects (the declaration on a model's fields, to come, names its keys
-//! so).
+//! protects. A model's `#[encrypt(...)]` fields are named so: field `ssn`
+//! of a model on collection `customers` is encrypted under the key
+//! `"customers.ssn"`, which `Schema::sync` creates (see the book's
+//! "Encrypted fields" chapter).
 //!
 //! Two algorithms, the FLE1 ones ([`Algorithm`]): deterministic (the same
 //! value under the same key gives the same bytes, so an equality query on
@@ -41,8 +43,12 @@
 mod handle;
 mod hooks;
 mod key_vault;
+mod seal;
 mod subject;
+mod update;
 mod value;
+
+pub(crate) use seal::{redact, Keys};
 
 pub use handle::{Algorithm, Encryption, LocalMasterKey, DEFAULT_KEY_VAULT};
 pub use key_vault::KEY_ALT_NAMES_INDEX;

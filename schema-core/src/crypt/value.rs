@@ -51,7 +51,7 @@ impl Encryption {
             .crypt
             .ctx_builder()
             .key_alt_name(subject.key)
-            .and_then(|b| b.algorithm(algorithm.native()))
+            .and_then(|b| b.algorithm(super::handle::native(algorithm)))
             .and_then(|b| b.build_explicit_encrypt(raw))
             .map_err(failed)?;
         let out = self.run(ctx, "encrypt", subject).await?;

@@ -281,11 +281,15 @@ impl<M: Document> Repo<M> {
         session: Option<&mut ClientSession>,
         raws: Vec<RawDocumentBuf>,
     ) -> Result<Vec<M>> {
+        let raws = self.unseal_all(raws).await?;
         let current = M::VERSIONS
             .filter(|v| self.write_back && !v.older.is_empty())
             .map(|v| v.current);
         let Some(current) = current else {
-            return raws.iter().map(|raw| codec::decode(raw)).collect();
+            return raws
+                .iter()
+                .map(|raw| codec::decode(raw).map_err(crate::crypt::redact::<M>))
+                .collect();
         };
         let mut read = Vec::with_capacity(raws.len());
         let mut replaces = Vec::new();

@@ -74,6 +74,12 @@ pub(crate) fn json_schema<M: Document>() -> &'static bson::Document {
     per_model::<M, bson::Document>(M::json_schema)
 }
 
+/// `M::encrypted()`, made once: what the repository encrypts and
+/// decrypts on every write, read and filter of `M`.
+pub(crate) fn sealed<M: Document>() -> &'static [crate::model::encrypted::EncryptedSpec] {
+    per_model::<M, Vec<crate::model::encrypted::EncryptedSpec>>(M::encrypted)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -182,6 +182,18 @@ impl PropertyDef {
         }
     }
 
+    /// The property `name` of an encrypted field holding a `T`: a BSON
+    /// binary (`null` too when `T` may be absent), required unless `T` may
+    /// be absent.
+    pub const fn encrypted<T: BsonSchema + ?Sized>(name: &'static str) -> Self {
+        PropertyDef {
+            name,
+            schema: encrypted_schema::<T>,
+            max_items: None,
+            required: Required::UnlessOptional(T::optional),
+        }
+    }
+
     /// The same property with `maxItems` (`maxProperties` on a map) `max`.
     pub const fn max(self, max: u32) -> Self {
         PropertyDef {
@@ -216,4 +228,16 @@ pub enum Required {
     Never,
     /// Unless the type may be absent (`BsonSchema::optional`, e.g. `Option`).
     UnlessOptional(fn() -> bool),
+}
+
+/// The validator's schema of an encrypted field holding a `T`: a BSON
+/// binary (the ciphertext, subtype 6), or `null` when `T` may be absent (a
+/// `None` is stored as `null`, not encrypted), so that a write of the
+/// plain value is refused by the server too.
+fn encrypted_schema<T: BsonSchema + ?Sized>() -> Document {
+    if T::optional() {
+        bson::doc! { "bsonType": ["binData", "null"] }
+    } else {
+        bson::doc! { "bsonType": "binData" }
+    }
 }

@@ -8,6 +8,7 @@ pub(crate) mod cache;
 pub(crate) mod codec;
 pub(crate) mod declared;
 pub(crate) mod delete_policy;
+pub(crate) mod encrypted;
 pub(crate) mod id;
 pub(crate) mod index;
 pub(crate) mod limits;
@@ -26,6 +27,7 @@ use serde::{de::DeserializeOwned, Serialize};
 use crate::error::Result;
 use crate::model::bounded::Bounded;
 use crate::model::declared::{object_of, IndexDef, PropertyDef};
+use crate::model::encrypted::EncryptedSpec;
 use crate::model::index::{Direction, IndexSpec};
 use crate::model::validator::{validator, BsonSchema};
 
@@ -132,6 +134,23 @@ pub trait Document: Serialize + DeserializeOwned + Send + Sync + Unpin + 'static
     /// The shard key, when the model declares one
     /// (`#[document(shard_key(...))]`, see `shard`).
     const SHARD_KEY: Option<crate::model::shard::ShardKey> = None;
+
+    /// The fields the model declares encrypted (`#[encrypt(...)]`, the
+    /// `encryption` feature) at every depth, each with its stored path
+    /// (`ssn`, `profile.ssn`, `items.card`: an array's items by the same
+    /// path), its data key's name (`"<collection>.<stored path>"`) and its
+    /// algorithm.
+    fn encrypted() -> Vec<EncryptedSpec> {
+        let (own, nested) = (Self::TABLES.encrypted, Self::nested_encrypted());
+        crate::model::encrypted::specs(Self::COLLECTION, own, nested)
+    }
+
+    /// The encrypted fields inside the model's sub-documents (generated
+    /// code; see `BsonSchema::encrypted_paths`).
+    #[doc(hidden)]
+    fn nested_encrypted() -> Vec<crate::model::encrypted::EncryptedPath> {
+        Vec::new()
+    }
 
     /// The relationships the model declares (references, many-to-many arrays).
     fn relations() -> Vec<Relation> {
@@ -450,6 +469,8 @@ pub struct Tables {
     pub properties: &'static [PropertyDef],
     /// `additionalProperties: false` (no `#[document(open)]`).
     pub closed: bool,
+    /// The encrypted fields (`#[encrypt(...)]`), in field order.
+    pub encrypted: &'static [crate::model::encrypted::EncryptedDef],
 }
 
 impl Tables {
@@ -459,6 +480,7 @@ impl Tables {
         relations: &[],
         properties: &[],
         closed: false,
+        encrypted: &[],
     };
 
     /// The index specifications.

@@ -99,6 +99,7 @@ impl<'a, M: Document> IntoFuture for Count<'a, M> {
             if let Some(served) = &served {
                 count.repo.require_indexes(&served.indexes).await?;
             }
+            let filter = count.repo.keys.seal_filter::<M>(filter).await?;
             let error = |e| count.repo.index_error(e, "count in", served.as_ref());
             let collation = count.collation.as_ref().map(IndexCollation::to_driver);
             count.repo.count_opt(s, filter, collation, error).await

@@ -218,6 +218,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     /// not used).
     pub async fn explain(mut self) -> Result<PlanSummary> {
         let filter = self.stream_query()?;
+        let filter = self.repo.keys.seal_filter::<M>(filter).await?;
         let shape = FindShape {
             filter,
             sort: self.sort,
@@ -280,6 +281,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     ) -> Result<Option<P>> {
         let filter = self.stream_query()?;
         self.require_served().await?;
+        let filter = self.repo.keys.seal_filter::<M>(filter).await?;
         let raw = self.repo.raw_docs();
         let mut find = raw.find_one(filter);
         if let Some(sort) = self.sort.take() {
@@ -292,7 +294,13 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
             find = find.projection(projection);
         }
         let found = with_session!(find, session).map_err(|e| self.error(e))?;
-        found.as_deref().map(decode::<M, P>).transpose()
+        match found {
+            Some(raw) => {
+                let raw = self.repo.keys.unseal::<M>(raw).await?;
+                decode::<M, P>(&raw).map(Some)
+            }
+            None => Ok(None),
+        }
     }
 
     /// Checks the query against the index guard (unless [`scan`](Self::scan))
@@ -300,6 +308,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     async fn open(mut self, session: Option<&'a mut ClientSession>) -> Result<DocStream<'a, P>> {
         let filter = self.stream_query()?;
         self.require_served().await?;
+        let filter = self.repo.keys.seal_filter::<M>(filter).await?;
         let raw = self.repo.raw_docs();
         let mut find = raw.find(filter);
         if let Some(sort) = self.sort.take() {
@@ -320,15 +329,23 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         let err =
             move |e| server_indexes::index_error_in::<M>(&seen, e, "find in", served.as_ref());
         let decode = decode::<M, P>;
+        // Encrypted fields are decrypted on the way (see `crypt`).
+        let keys = (!crate::model::cache::sealed::<M>().is_empty()).then(|| self.repo.keys.clone());
         match session {
             Some(session) => {
                 let cursor = find.session(&mut *session).await;
                 let cursor = cursor.map_err(|e| self.error(e))?;
-                Ok(DocStream::in_session(cursor, session, decode, err))
+                Ok(match keys {
+                    Some(keys) => DocStream::in_session_unsealed(cursor, session, keys, err),
+                    None => DocStream::in_session(cursor, session, decode, err),
+                })
             }
             None => {
                 let cursor = find.await.map_err(|e| self.error(e))?;
-                Ok(DocStream::new(cursor, decode, err))
+                Ok(match keys {
+                    Some(keys) => DocStream::unsealed(cursor, keys, err),
+                    None => DocStream::new(cursor, decode, err),
+                })
             }
         }
     }
@@ -349,7 +366,7 @@ impl<'a, M: Document, P: Projection<M>> IntoFuture for Find<'a, M, P> {
 /// at an earlier version ([`Error::Decode`] naming the document and the
 /// field otherwise).
 pub(super) fn decode<M: Document, P: Projection<M>>(raw: &RawDocument) -> Result<P> {
-    P::read(raw)
+    P::read(raw).map_err(crate::crypt::redact::<M>)
 }
 
 /// `action` in `session`, when there is one.

@@ -66,3 +66,23 @@ impl<M, T, P> Field<M, T, P> {
         self.sorted(Direction::Desc)
     }
 }
+
+/// Refused: an encrypted field has no order
+/// ([`Ordered`](crate::rules::Ordered)).
+impl<M, T, A> crate::typed::field::EncryptedField<M, T, A> {
+    /// Refused ([`Ordered`](crate::rules::Ordered)).
+    pub fn asc(&self) -> Sort<M>
+    where
+        A: crate::typed::field::Ordered,
+    {
+        Field::<M, T>::new(self.name()).asc()
+    }
+
+    /// Refused ([`Ordered`](crate::rules::Ordered)).
+    pub fn desc(&self) -> Sort<M>
+    where
+        A: crate::typed::field::Ordered,
+    {
+        Field::<M, T>::new(self.name()).desc()
+    }
+}

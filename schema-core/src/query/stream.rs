@@ -8,7 +8,10 @@ use bson::{RawDocument, RawDocumentBuf};
 use futures_util::stream::{BoxStream, Stream, StreamExt};
 use mongodb::{ClientSession, Cursor, SessionCursor};
 
+use crate::crypt::Keys;
 use crate::error::{Error, Result};
+use crate::model::Document;
+use crate::query::projection::Projection;
 
 /// The documents a query returns, as a [`Stream`] of `Result<T>`.
 ///
@@ -57,6 +60,56 @@ impl<'a, T: Send + 'a> DocStream<'a, T> {
         }
     }
 
+    /// [`new`](Self::new) for a model with encrypted fields: each document
+    /// is decrypted by `keys` before it is decoded (see `crypt`).
+    pub(crate) fn unsealed<M: Document>(
+        cursor: Cursor<RawDocumentBuf>,
+        keys: Keys,
+        err: impl Fn(mongodb::error::Error) -> Error + Send + 'a,
+    ) -> Self
+    where
+        T: Projection<M>,
+    {
+        let inner = cursor
+            .map(move |item| item.map_err(&err))
+            .then(move |item| {
+                let keys = keys.clone();
+                async move { open::<M, T>(&keys, item?).await }
+            });
+        DocStream {
+            inner: inner.boxed(),
+        }
+    }
+
+    /// [`in_session`](Self::in_session) for a model with encrypted fields
+    /// (see [`unsealed`](Self::unsealed)).
+    pub(crate) fn in_session_unsealed<M: Document>(
+        cursor: SessionCursor<RawDocumentBuf>,
+        session: &'a mut ClientSession,
+        keys: Keys,
+        err: impl Fn(mongodb::error::Error) -> Error + Send + Sync + 'a,
+    ) -> Self
+    where
+        T: Projection<M>,
+    {
+        let err = std::sync::Arc::new(err);
+        let inner =
+            futures_util::stream::unfold((cursor, session), move |(mut cursor, session)| {
+                let (err, keys) = (err.clone(), keys.clone());
+                async move {
+                    let item = cursor.next(session).await?;
+                    let item = match item.map_err(|e| err(e)) {
+                        Ok(raw) => open::<M, T>(&keys, raw).await,
+                        Err(e) => Err(e),
+                    };
+                    Some((item, (cursor, session)))
+                }
+            });
+        DocStream {
+            inner: inner.boxed(),
+        }
+    }
+
     /// A stream that yields `err` and ends.
     pub(crate) fn failed(err: Error) -> Self {
         DocStream {
@@ -88,4 +141,10 @@ impl<T> std::fmt::Debug for DocStream<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("DocStream")
     }
+}
+
+/// A stored document of `M`, its encrypted fields decrypted, read as `P`.
+async fn open<M: Document, P: Projection<M>>(keys: &Keys, raw: RawDocumentBuf) -> Result<P> {
+    let raw = keys.unseal::<M>(raw).await?;
+    P::read(&raw).map_err(crate::crypt::redact::<M>)
 }

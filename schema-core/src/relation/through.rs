@@ -134,6 +134,7 @@ impl<L: Document, R: Document> Through<L, R> {
             shard_key: None,
             versions: None,
             pre_images: false,
+            encrypted: Vec::new(),
         }
     }
 

@@ -59,7 +59,12 @@ pub struct SyncReport {
 /// conflicting index and `replace_conflicting` is off, or a validator change
 /// that existing documents fail and `on_violations` is
 /// [`OnViolations::Refuse`].
-pub(crate) async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Result<SyncReport> {
+pub(crate) async fn apply(
+    db: &Database,
+    plan: Plan,
+    options: SyncOptions,
+    keys: &crate::crypt::Keys,
+) -> Result<SyncReport> {
     if options.on_violations == OnViolations::Refuse {
         if let Some(Step::UpdateValidator {
             collection,
@@ -205,6 +210,7 @@ pub(crate) async fn apply(db: &Database, plan: Plan, options: SyncOptions) -> Re
                 to_shard.push(action);
                 continue;
             }
+            Step::CreateDataKey { key, .. } => keys.create_key(key).await?,
         }
         if let Some(words) = done_words(&action) {
             done.push(words);
@@ -296,6 +302,7 @@ pub(super) fn done_words(action: &Step) -> Option<String> {
         Step::UpdateValidator { .. } => format!("the validator of `{c}` was updated"),
         Step::ValidationLevel { .. } => format!("`{c}` was set to strict validation"),
         Step::PreImages { .. } => format!("`{c}` keeps pre-images"),
+        Step::CreateDataKey { key, .. } => format!("the data key `{key}` was created in `{c}`"),
         Step::IndexVisibility { name, hidden, .. } => format!(
             "the index `{name}` of `{c}` was {}",
             if *hidden { "hidden" } else { "unhidden" }

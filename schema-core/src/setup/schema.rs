@@ -46,6 +46,9 @@ pub struct ModelInfo {
     /// Whether its collection keeps pre-images for change streams
     /// (`#[document(pre_images)]`).
     pub pre_images: bool,
+    /// Its encrypted fields (`#[encrypt(...)]`, at every depth), each
+    /// with the name of its data key, which setup creates.
+    pub encrypted: Vec<crate::model::encrypted::EncryptedSpec>,
 }
 
 impl ModelInfo {
@@ -64,6 +67,7 @@ impl ModelInfo {
             shard_key: M::SHARD_KEY,
             versions: M::VERSIONS.filter(|v| !v.older.is_empty()),
             pre_images: M::PRE_IMAGES,
+            encrypted: M::encrypted(),
         }
     }
 }
@@ -94,6 +98,9 @@ pub struct Schema {
     /// How a stored document of each model's collection is read and its
     /// bounds checked (collection, check), for the audit.
     checks: Vec<(&'static str, crate::model::codec::StoredCheck)>,
+    /// The encryption handle that creates the data keys of encrypted
+    /// fields (see `with_encryption`).
+    pub(crate) keys: crate::crypt::Keys,
 }
 
 impl Schema {
@@ -115,6 +122,17 @@ impl Schema {
                 .push((M::COLLECTION, crate::model::codec::check_stored::<M>));
         }
         self.with_info(model)
+    }
+
+    /// Creates the data keys of the models' encrypted fields
+    /// (`#[encrypt(...)]`) with `crypt`, in its key vault: [`plan`](Self::plan)
+    /// lists each missing one ([`Step::CreateDataKey`](crate::Step::CreateDataKey)),
+    /// [`sync`](Self::sync) creates it. Without a handle, a schema with
+    /// encrypted fields is refused by both ([`Error::Encryption`]).
+    #[cfg(feature = "encryption")]
+    pub fn with_encryption(mut self, crypt: crate::crypt::Encryption) -> Self {
+        self.keys = crate::crypt::Keys::new(crypt);
+        self
     }
 
     /// Adds a collection described by hand (for models built at run time,
@@ -161,6 +179,9 @@ impl Schema {
     /// ```
     pub fn check(&self) -> Result<()> {
         self.policies()?;
+        for model in &self.models {
+            random_fields_take_no_index(model)?;
+        }
         for (i, model) in self.models.iter().enumerate() {
             if let Some(first) = self.models[..i]
                 .iter()
@@ -247,4 +268,44 @@ impl Schema {
     pub fn versioned_models(&self) -> Vec<&'static str> {
         self.migrations.iter().map(|(name, _)| *name).collect()
     }
+}
+
+/// A random-encrypted field (at any depth) takes no index: no query can
+/// match its ciphertexts. The derive refuses one on a document's own
+/// field; this refuses the index keys it cannot see (a path into a
+/// sub-document).
+fn random_fields_take_no_index(model: &ModelInfo) -> Result<()> {
+    let random = model
+        .encrypted
+        .iter()
+        .filter(|f| f.algorithm == crate::model::encrypted::Algorithm::Random);
+    for field in random {
+        let on_it = |key: &str| {
+            key == field.path
+                || key
+                    .strip_prefix(field.path.as_str())
+                    .is_some_and(|r| r.starts_with('.'))
+                || field
+                    .path
+                    .strip_prefix(key)
+                    .is_some_and(|r| r.starts_with('.'))
+        };
+        if let Some(index) = model
+            .indexes
+            .iter()
+            .find(|i| i.keys.iter().any(|(k, _)| on_it(k)))
+        {
+            return Err(Error::Encryption {
+                action: "index",
+                model: Some(model.name),
+                field: Some(field.path.clone()),
+                key: field.key.clone(),
+                reason: format!(
+                    "the index `{}` is on a random-encrypted field, whose ciphertext differs every time: no query can use it; encrypt the field `deterministic` to index it, or drop it from the index",
+                    index.name
+                ),
+            });
+        }
+    }
+    Ok(())
 }

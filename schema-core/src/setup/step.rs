@@ -127,6 +127,18 @@ pub enum Step {
         /// The database to `enableSharding` first (servers before 6.0).
         enable_sharding: Option<String>,
     },
+    /// A data key an encrypted field needs (`#[encrypt(...)]`) is missing
+    /// from the key vault: create it (wrapped by the schema's master key,
+    /// see `Schema::with_encryption`), after making sure of the vault's
+    /// unique index on `keyAltNames`.
+    CreateDataKey {
+        /// The key vault's namespace (`encryption.__keyVault`).
+        collection: String,
+        /// The key's alt name (`"customers.ssn"`).
+        key: String,
+        /// The model and the field's stored name that need it.
+        field: String,
+    },
     /// The collection is sharded on another key than the model's. Reported
     /// and left alone: changing a shard key moves every document, so it is
     /// never run unasked.
@@ -162,7 +174,8 @@ impl Step {
             | Step::ConflictingIndex { collection, .. }
             | Step::ExtraIndex { collection, .. }
             | Step::ShardCollection { collection, .. }
-            | Step::ShardKeyDiffers { collection, .. } => collection,
+            | Step::ShardKeyDiffers { collection, .. }
+            | Step::CreateDataKey { collection, .. } => collection,
         }
     }
 
@@ -209,6 +222,7 @@ impl Step {
             Step::ExtraIndex { .. } => "drift: extra index",
             Step::ShardCollection { .. } => "shard collection",
             Step::ShardKeyDiffers { .. } => "drift: shard key",
+            Step::CreateDataKey { .. } => "create data key",
         }
     }
 
@@ -311,6 +325,9 @@ impl Step {
             }
             Step::ExtraIndex { index, .. } => {
                 format!("{index} (left alone unless dropping is asked)")
+            }
+            Step::CreateDataKey { key, field, .. } => {
+                format!("`{key}`, for the encrypted field {field}")
             }
             Step::ShardCollection {
                 namespace,

@@ -114,6 +114,18 @@ impl Schema {
         }
         let mut unsharded = Vec::new();
         plan_sharding(db, &models, &mut actions, &mut unsharded).await?;
+        for model in self.models() {
+            for field in &model.encrypted {
+                let (path, key) = (&field.path, &field.key);
+                if let Some(vault) = self.keys.missing_key(model.name, path, key).await? {
+                    actions.push(Step::CreateDataKey {
+                        collection: vault,
+                        key: key.clone(),
+                        field: format!("`{path}` of `{}`", model.name),
+                    });
+                }
+            }
+        }
         let versions = try_join_all(models.iter().filter_map(|(collection, model)| {
             let current = model.versions?.current;
             let exists = existing.contains_key(*collection);
@@ -150,7 +162,7 @@ impl Schema {
     /// Plans, then applies with `options`.
     pub async fn sync_with(&self, db: &Database, options: SyncOptions) -> Result<SyncReport> {
         let plan = self.plan(db).await?;
-        apply(db, plan, options).await
+        apply(db, plan, options, &self.keys).await
     }
 }
 

@@ -65,7 +65,7 @@ impl<M: Document> Repo<M> {
                     Some(Deleted {
                         returned: Some(raw),
                         ..
-                    }) => codec::decode(&raw).map(Some),
+                    }) => self.open_one(raw).await.map(Some),
                     _ => Ok(None),
                 }
             },

@@ -209,6 +209,7 @@ where
         filter.extend(guard);
         let mut update = doc! { operator: { name: value } };
         crate::model::stamp::updated::<M>(&mut update, false)?;
+        let update = self.repo.keys.seal_update::<M>(update).await?;
         let r = with_session!(
             self.repo.raw().update_one(filter, update),
             session.as_deref_mut()
@@ -264,6 +265,7 @@ where
         }
         let mut update = doc! { "$pull": { name: condition } };
         crate::model::stamp::updated::<M>(&mut update, false)?;
+        let update = self.repo.keys.seal_update::<M>(update).await?;
         let r = with_session!(
             self.repo.raw().update_one(filter, update),
             session.as_deref_mut()
@@ -340,6 +342,7 @@ where
         // Both size checks before the transaction starts: nothing is sent.
         self.check_size(&id, &Bson::Array(vec![item.clone()]))?;
         let record = crate::model::stamp::inserted::<H>(crate::model::codec::encode(history)?)?;
+        let record = self.repo.keys.seal::<H>(record).await?;
         let models = [M::NAME];
         txn::transact(
             self.repo.support(),
@@ -376,6 +379,7 @@ where
         }
         let mut update = doc! { "$push": { name: { "$each": [item.clone()], "$slice": slice } } };
         crate::model::stamp::updated::<M>(&mut update, false)?;
+        let update = self.repo.keys.seal_update::<M>(update).await?;
         let r = self
             .repo
             .raw()

@@ -32,6 +32,11 @@ impl<M: Document> Repo<M> {
             .iter()
             .map(|doc| codec::encode(doc).and_then(crate::model::stamp::inserted::<M>))
             .collect::<Result<Vec<_>>>()?;
+        let mut sealed = Vec::with_capacity(raws.len());
+        for raw in raws {
+            sealed.push(self.keys.seal::<M>(raw).await?);
+        }
+        let raws = sealed;
         match with_session!(self.raw_docs().insert_many(raws).ordered(ordered), session) {
             Ok(_) => Ok(()),
             Err(e) => Err(self.insert_many_error(e, docs, ordered)),

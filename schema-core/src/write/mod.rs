@@ -104,6 +104,7 @@ impl<M: Document> Repo<M> {
             self.require_indexes(&served.indexes).await?;
         }
         crate::query::guard::targeting::note::<M>(&filter, "write");
+        let filter = self.keys.seal_filter::<M>(filter).await?;
         let collation = options.collation.as_ref().map(IndexCollation::to_driver);
         Ok(Matching { filter, collation })
     }

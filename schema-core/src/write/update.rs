@@ -5,6 +5,15 @@
 use super::*;
 
 impl<M: Document> Repo<M> {
+    /// `update` taken apart, the values it writes into encrypted fields
+    /// encrypted (or refused when the server would compute on them; see
+    /// `crypt`).
+    async fn parts(&self, update: Update<M>) -> Result<UpdateParts> {
+        let mut parts = update.into_parts()?;
+        parts.update = self.keys.seal_update::<M>(parts.update).await?;
+        Ok(parts)
+    }
+
     /// Applies `update` (a typed [`Update`], or a plain update document for
     /// raw access) to the document with this `_id`: one `update`. Returns
     /// whether it existed.
@@ -30,7 +39,7 @@ impl<M: Document> Repo<M> {
         let update = update.into();
         let options = UpdateByIdOptions::default();
         Action::new(M::COLLECTION, "update", options, move |s, o| async move {
-            let (id, parts) = (id_to_bson::<M>(id)?, update.into_parts()?);
+            let (id, parts) = (id_to_bson::<M>(id)?, self.parts(update).await?);
             let r = self
                 .update_guarded(s, &id, None, parts, o.if_version)
                 .await?;
@@ -59,7 +68,7 @@ impl<M: Document> Repo<M> {
             "update_one",
             options,
             move |s, o| async move {
-                let parts = update.into_parts()?;
+                let parts = self.parts(update).await?;
                 refuse_guarded("update_one with upsert", o.upsert, &parts)?;
                 let filter = self.query(filter, &o.filtered).await?;
                 if !parts.has_guard() {
@@ -98,7 +107,7 @@ impl<M: Document> Repo<M> {
             "update_many",
             options,
             move |s, o| async move {
-                let parts = update.into_parts()?;
+                let parts = self.parts(update).await?;
                 refuse_guarded("update_many", true, &parts)?;
                 refuse_shard_key_change::<M>(&parts)?;
                 let filter = self.query(filter, &o.filtered).await?;
@@ -128,7 +137,7 @@ impl<M: Document> Repo<M> {
             "find_one_and_update",
             options,
             move |s, o| async move {
-                let mut parts = update.into_parts()?;
+                let mut parts = self.parts(update).await?;
                 refuse_guarded("find_one_and_update with upsert", o.upsert, &parts)?;
                 let filter = self.query(filter, &o.filtered).await?;
                 crate::model::stamp::updated::<M>(&mut parts.update, o.upsert)?;
@@ -144,7 +153,10 @@ impl<M: Document> Repo<M> {
                         .return_document(which);
                     let action = collated!(action, filter.collation);
                     let found = with_session!(action, s).map_err(|e| self.err(e, "update"))?;
-                    return found.map(|raw| codec::decode(&raw)).transpose();
+                    return match found {
+                        Some(raw) => self.open_one(raw).await.map(Some),
+                        None => Ok(None),
+                    };
                 }
                 let mut s = s;
                 let Some(id) = self.pick(s.as_deref_mut(), &filter).await? else {
@@ -162,7 +174,7 @@ impl<M: Document> Repo<M> {
                 let found =
                     with_session!(action, s.as_deref_mut()).map_err(|e| self.err(e, "update"))?;
                 match found {
-                    Some(raw) => codec::decode(&raw).map(Some),
+                    Some(raw) => self.open_one(raw).await.map(Some),
                     None => self
                         .full_or_gone(s, &id, Some(&filter), &parts, None)
                         .await

@@ -16,7 +16,7 @@ use quote::quote;
 use syn::ext::IdentExt;
 use syn::{DeriveInput, Ident, Member, Type};
 
-use crate::attr::{self, ContainerAttrs, CopyAttr, FieldKind, StorageAttr};
+use crate::attr::{self, ContainerAttrs, CopyAttr, EncryptAttr, FieldKind, StorageAttr};
 use crate::ctxt::Ctxt;
 use crate::serde::{self as serde_attr, RenameRule, SerdeContainer, SerdeField};
 
@@ -75,6 +75,8 @@ pub struct Field<'a> {
     pub storage_attrs: Vec<StorageAttr<'a>>,
     /// `#[copy(...)]` or `#[snapshot(...)]`, if declared.
     pub copy: Option<CopyAttr>,
+    /// `#[encrypt(...)]`, if declared.
+    pub encrypt: Option<EncryptAttr>,
     /// Two of the derive's attributes conflicted on this field (reported by
     /// `check`); checks of the kept one are skipped.
     pub conflicted: bool,
@@ -236,6 +238,7 @@ fn parse_fields<'a>(
             };
             let (kind, storage_attrs) = attr::field(cx, &field.attrs);
             let copy = attr::copy(cx, &field.attrs);
+            let encrypt = attr::encrypt(cx, &field.attrs);
             let conflicted = storage_attrs.len() > 1;
             Field {
                 original: field,
@@ -248,6 +251,7 @@ fn parse_fields<'a>(
                 kind,
                 storage_attrs,
                 copy,
+                encrypt,
                 conflicted,
                 flagged: Cell::new(conflicted),
             }

@@ -9,7 +9,7 @@ use syn::{Attribute, Ident, LitStr, Type};
 
 use super::index::{parse_keys, IndexKey};
 use super::keywords::{
-    is_ours, CASCADE, EMBED, EMBED_KEYS, HISTORY, INDEX, INVERSE, KEEP, MANY_TO_MANY,
+    is_ours, CASCADE, EMBED, EMBED_KEYS, ENCRYPT, HISTORY, INDEX, INVERSE, KEEP, MANY_TO_MANY,
     MANY_TO_MANY_KEYS, MAX, NEWEST, OLDEST, ONE_SIDED, ON_DELETE, REFERENCE, REFERENCE_KEYS,
     RESTRICT, SET_NULL, SORT, TO, TWO_SIDED, UNBOUNDED, UNIQUE, UNSET,
 };
@@ -129,7 +129,7 @@ pub fn field<'a>(cx: &Ctxt, attrs: &'a [Attribute]) -> (FieldKind, Vec<StorageAt
 /// a variant); `where_` says where that is.
 pub fn reject_field_attrs(cx: &Ctxt, attrs: &[Attribute], where_: &str) {
     for attr in attrs {
-        for name in [EMBED, REFERENCE, MANY_TO_MANY] {
+        for name in [EMBED, REFERENCE, MANY_TO_MANY, ENCRYPT] {
             if attr.path().is_ident(name) {
                 cx.error_spanned_by(
                     attr,

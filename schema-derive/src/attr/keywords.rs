@@ -14,6 +14,11 @@ pub const REFERENCE: &str = "reference";
 pub const MANY_TO_MANY: &str = "many_to_many";
 pub const COPY: &str = "copy";
 pub const SNAPSHOT: &str = "snapshot";
+pub const ENCRYPT: &str = "encrypt";
+
+// `#[encrypt(...)]` algorithms.
+pub const DETERMINISTIC: &str = "deterministic";
+pub const RANDOM: &str = "random";
 
 // `#[copy(...)]` and `#[snapshot(...)]` keys.
 pub const FROM: &str = "from";
@@ -147,6 +152,7 @@ pub(super) const EMBED_KEYS: &[&str] = &[MAX, KEEP, HISTORY, UNBOUNDED];
 pub(super) const REFERENCE_KEYS: &[&str] = &[INDEX, UNIQUE, TO, SORT, ON_DELETE];
 pub(super) const COPY_KEYS: &[&str] = &[FROM, FIELD, FOLLOW];
 pub(super) const SNAPSHOT_KEYS: &[&str] = &[OF, FIELD];
+pub(super) const ENCRYPT_KEYS: &[&str] = &[DETERMINISTIC, RANDOM];
 pub(super) const MANY_TO_MANY_KEYS: &[&str] = &[TWO_SIDED, ONE_SIDED, TO, INVERSE, MAX];
 
 /// Whether `attr` is one of the derive's own attributes.
@@ -170,6 +176,7 @@ pub fn misspelt(attr: &Attribute) -> Option<&'static str> {
         MANY_TO_MANY,
         COPY,
         SNAPSHOT,
+        ENCRYPT,
     ];
     if known.contains(&name.as_str()) {
         return None;

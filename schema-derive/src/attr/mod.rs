@@ -21,6 +21,7 @@ mod bucket;
 mod collation;
 mod container;
 mod copy;
+mod encrypt;
 mod field;
 mod index;
 mod keywords;
@@ -36,6 +37,7 @@ pub use bucket::{describe as describe_bucket_role, BucketAttr};
 pub use collation::CollationAttr;
 pub use container::{container, ContainerAttrs};
 pub use copy::{copy, CopyAttr, CopyKind};
+pub use encrypt::{encrypt, EncryptAttr, EncryptKind};
 pub use field::{
     field, reject_field_attrs, EmbedAttr, FieldKind, Keep, OnDelete, RefAttr, StorageAttr,
 };

@@ -9,6 +9,7 @@ use crate::ctxt::Ctxt;
 mod bounds;
 mod bucket;
 mod copy;
+mod encrypt;
 mod id;
 mod index_kinds;
 mod indexes;
@@ -68,4 +69,5 @@ pub fn check(cx: &Ctxt, input: &Input) {
     copy::check(cx, input);
     versions::check(cx, input);
     pre_images::check(cx, input);
+    encrypt::check(cx, input);
 }

@@ -6,7 +6,8 @@ use syn::ext::IdentExt;
 
 use super::scope::private;
 use super::{
-    bounded, bucket, copy, fields, indexes, relations, shard, timeseries, validator, versions,
+    bounded, bucket, copy, encrypted, fields, indexes, relations, shard, timeseries, validator,
+    versions,
 };
 use crate::ast::Input;
 
@@ -37,6 +38,9 @@ pub fn expand(input: &Input) -> TokenStream {
     let dependents = relations::dependents(input);
     let properties = validator::properties(input, input.struct_fields());
     let closed = input.attrs.open.is_none();
+    let encrypted_table = encrypted::table(input, &collection);
+    let feature = encrypted::checks(input);
+    let nested_encrypted = encrypted::nested(input, quote!(nested_encrypted));
     let serde_bound = serde_bound(input);
     let stamps = crate::stamp::items(input, &p);
     let bucket = bucket::expand(input);
@@ -62,6 +66,8 @@ pub fn expand(input: &Input) -> TokenStream {
     };
 
     quote! {
+        #feature
+
         #checks
 
         #copy_checks
@@ -87,6 +93,7 @@ pub fn expand(input: &Input) -> TokenStream {
                 relations: #relations,
                 properties: #properties,
                 closed: #closed,
+                encrypted: #encrypted_table,
             };
 
             #stamps
@@ -100,6 +107,8 @@ pub fn expand(input: &Input) -> TokenStream {
             #versions
 
             #pre_images
+
+            #nested_encrypted
         }
 
         #version_checks

@@ -7,7 +7,7 @@ use quote::quote;
 
 use super::bounded::{self, bounded_generics};
 use super::scope::private;
-use super::{copy, nested, validator};
+use super::{copy, encrypted, nested, validator};
 use crate::ast::{Data, Input};
 
 pub fn expand(input: &Input) -> TokenStream {
@@ -20,8 +20,12 @@ pub fn expand(input: &Input) -> TokenStream {
     let copy_checks = copy::checks(input);
     let bounded_impls = bounded::impls(input);
     let nested = nested::expand(input);
+    let encrypted_checks = encrypted::checks(input);
+    let encrypted_paths = encrypted::paths(input);
     quote! {
         #nested
+
+        #encrypted_checks
 
         #checks
 
@@ -38,6 +42,8 @@ pub fn expand(input: &Input) -> TokenStream {
             fn optional() -> ::core::primitive::bool {
                 #optional
             }
+
+            #encrypted_paths
         }
 
         #[automatically_derived]

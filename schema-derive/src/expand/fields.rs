@@ -122,6 +122,16 @@ pub(super) fn constant(
         prefix,
         path,
     } = at;
+    if let Some(encrypt) = &field.encrypt {
+        let algorithm = match encrypt.kind {
+            crate::attr::EncryptKind::Deterministic => quote!(#p::Deterministic),
+            crate::attr::EncryptKind::Random => quote!(#p::Random),
+        };
+        return (
+            quote!(#p::EncryptedField<#model, #ty, #algorithm>),
+            quote!(#p::EncryptedField::new(#path)),
+        );
+    }
     match &field.kind {
         // A custom serializer stores something the type does not describe:
         // no typed values, no paths below it.

@@ -12,6 +12,7 @@ mod bucket;
 mod copy;
 mod document;
 mod embedded;
+mod encrypted;
 mod fallback;
 mod fields;
 mod ids;

@@ -193,6 +193,13 @@ fn field_properties(input: &Input, fields: &[Field]) -> Vec<TokenStream> {
 }
 
 fn field_property(input: &Input, field: &Field) -> TokenStream {
+    if field.encrypt.is_some() {
+        // The server holds the ciphertext: a binary (see `encrypted`).
+        let ty = field.ty;
+        let at = private_at(input, ty.span());
+        let name = &field.stored;
+        return quote_spanned!(ty.span()=> #at::PropertyDef::encrypted::<#ty>(#name));
+    }
     let max = max_items(input, field);
     if described(field) && !may_be_left_out(input, field) {
         // The common case, one generic call: `T`'s schema, required unless
@@ -304,7 +311,7 @@ fn schema_fn(input: &Input, field: &Field) -> TokenStream {
 /// Whether the field stores what its type's `BsonSchema` describes: not
 /// under a custom serializer (it stores something else) nor
 /// `#[embed(unbounded)]` (its type need not be described).
-fn described(field: &Field) -> bool {
+pub(super) fn described(field: &Field) -> bool {
     !field.serde.custom_serializer && !is_unbounded(field)
 }
 

@@ -125,6 +125,9 @@ impl<T: BsonSchema> BsonSchema for Option<T> {
     fn optional() -> bool {
         true
     }
+    fn encrypted_paths() -> Vec<crate::model::encrypted::EncryptedPath> {
+        T::encrypted_paths()
+    }
 }
 
 impl<T: BsonSchema + ?Sized> BsonSchema for Box<T> {
@@ -133,6 +136,9 @@ impl<T: BsonSchema + ?Sized> BsonSchema for Box<T> {
     }
     fn optional() -> bool {
         T::optional()
+    }
+    fn encrypted_paths() -> Vec<crate::model::encrypted::EncryptedPath> {
+        T::encrypted_paths()
     }
 }
 
@@ -143,6 +149,9 @@ impl<T: BsonSchema + ?Sized> BsonSchema for std::sync::Arc<T> {
     fn optional() -> bool {
         T::optional()
     }
+    fn encrypted_paths() -> Vec<crate::model::encrypted::EncryptedPath> {
+        T::encrypted_paths()
+    }
 }
 
 impl<T: BsonSchema, const N: usize> BsonSchema for [T; N] {
@@ -152,12 +161,18 @@ impl<T: BsonSchema, const N: usize> BsonSchema for [T; N] {
         schema.insert("maxItems", N as i64);
         schema
     }
+    fn encrypted_paths() -> Vec<crate::model::encrypted::EncryptedPath> {
+        T::encrypted_paths()
+    }
 }
 
 macro_rules! array {
     ($($t:ident),*) => {
         $(impl<T: BsonSchema> BsonSchema for $t<T> {
             fn bson_schema() -> Document { array_of(schema_of::<T>()) }
+            fn encrypted_paths() -> Vec<crate::model::encrypted::EncryptedPath> {
+                T::encrypted_paths()
+            }
         })*
     };
 }
@@ -241,11 +256,17 @@ impl<T: BsonSchema> BsonSchema for [T] {
     fn bson_schema() -> Document {
         array_of(schema_of::<T>())
     }
+    fn encrypted_paths() -> Vec<crate::model::encrypted::EncryptedPath> {
+        T::encrypted_paths()
+    }
 }
 
 impl<T: BsonSchema> BsonSchema for LinkedList<T> {
     fn bson_schema() -> Document {
         array_of(schema_of::<T>())
+    }
+    fn encrypted_paths() -> Vec<crate::model::encrypted::EncryptedPath> {
+        T::encrypted_paths()
     }
 }
 
@@ -299,6 +320,8 @@ pub trait Described {
     fn schema_or_any(&self) -> Document;
     /// `T::optional()`.
     fn optional_or(&self, written_as_option: bool) -> bool;
+    /// `T::encrypted_paths()`.
+    fn encrypted_or_none(&self) -> Vec<crate::model::encrypted::EncryptedPath>;
 }
 
 impl<T: BsonSchema + ?Sized> Described for SchemaProbe<T> {
@@ -307,6 +330,9 @@ impl<T: BsonSchema + ?Sized> Described for SchemaProbe<T> {
     }
     fn optional_or(&self, _written_as_option: bool) -> bool {
         T::optional()
+    }
+    fn encrypted_or_none(&self) -> Vec<crate::model::encrypted::EncryptedPath> {
+        T::encrypted_paths()
     }
 }
 
@@ -320,6 +346,11 @@ pub trait Undescribed {
     /// Whether the field's type is written `Option<...>`.
     fn optional_or(&self, written_as_option: bool) -> bool {
         written_as_option
+    }
+    /// None: a type without a description declares no encrypted field
+    /// (the missing description is reported where the validator needs it).
+    fn encrypted_or_none(&self) -> Vec<crate::model::encrypted::EncryptedPath> {
+        Vec::new()
     }
 }
 

@@ -30,6 +30,16 @@ pub trait BsonSchema {
     fn optional() -> bool {
         false
     }
+
+    /// The encrypted fields (`#[encrypt(...)]`) inside a value of this
+    /// type, by their paths below it: a `#[derive(Embedded)]` struct's
+    /// own, and those of its sub-documents; an `Option`, a `Box` or an
+    /// array of one forwards its item's (an array's items are reached by
+    /// the same dotted path). Nothing for other types. Generated code.
+    #[doc(hidden)]
+    fn encrypted_paths() -> Vec<crate::model::encrypted::EncryptedPath> {
+        Vec::new()
+    }
 }
 
 /// `{"bsonType": "array", "items": item}` (no `items` when `item` is empty).

@@ -4,6 +4,7 @@
 
 mod compare;
 mod embed;
+mod encrypted;
 mod link;
 mod reference;
 mod tag;
@@ -15,6 +16,7 @@ use crate::typed::path::{Below, Descend, Nested, NestedFields, Owns, Prefix};
 
 pub use compare::{Compare, CustomSerializer, Elem, Typed};
 pub use embed::{EmbedField, Keep};
+pub use encrypted::{Deterministic, EncryptedField, Equality, InPlace, Ordered, Random};
 pub use link::LinkField;
 pub use reference::RefField;
 pub use tag::{Tag, TagField};

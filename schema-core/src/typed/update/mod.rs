@@ -135,6 +135,11 @@ impl<M> Update<M> {
         }
     }
 
+    /// An update that fails with `err` when a helper takes it.
+    pub(crate) fn failed(err: Error) -> Self {
+        Self::from_parts(Err(err))
+    }
+
     fn op(operator: &'static str, path: &'static str, value: Result<Bson>) -> Self {
         Self::from_parts(value.map(|value| Parts {
             ops: vec![(operator, path, value)],

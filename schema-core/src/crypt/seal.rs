@@ -1,0 +1,368 @@
+//! A model's encrypted fields on their way to and from the server: a
+//! document's declared fields encrypted before it is written and decrypted
+//! when it is read, and the operands of a filter's equalities on them
+//! encrypted before it is sent, so that a typed equality
+//! (`Customer::FIELDS.ssn.eq(&ssn)`) finds the ciphertext the server holds.
+//! The repository holds the handle ([`Keys`]); without one, a model with
+//! encrypted fields is refused, never written or queried in plain text.
+
+use bson::spec::BinarySubtype;
+use bson::{Bson, Document as BsonDocument, RawDocumentBuf};
+
+use super::handle::{Algorithm, Encryption};
+use super::subject::Subject;
+use crate::error::{Error, Result};
+use crate::model::cache::sealed;
+use crate::model::encrypted::EncryptedSpec;
+use crate::model::Document;
+
+/// The encryption handle a repository holds, if any.
+#[derive(Clone, Default)]
+pub(crate) struct Keys(Option<Encryption>);
+
+impl Keys {
+    /// A repository's keys: `crypt`'s.
+    pub(crate) fn new(crypt: Encryption) -> Self {
+        Keys(Some(crypt))
+    }
+
+    /// The handle, or the error of `action` on `field` of `M` without one.
+    pub(super) fn handle<M: Document>(
+        &self,
+        action: &'static str,
+        field: &'static EncryptedSpec,
+    ) -> Result<&Encryption> {
+        self.0.as_ref().ok_or_else(|| {
+            subject::<M>(field).failed(
+                action,
+                "the repository has no encryption handle: give it one with \
+                 `Repo::with_encryption(..)`; nothing was sent",
+            )
+        })
+    }
+
+    /// `raw` (a document of `M` as encoded) with each declared field
+    /// encrypted, at every depth (in each item of an array); a `null` stays
+    /// `null` (a `None`), an absent field absent.
+    pub(crate) async fn seal<M: Document>(&self, raw: RawDocumentBuf) -> Result<RawDocumentBuf> {
+        let fields = sealed::<M>();
+        if fields.is_empty() {
+            return Ok(raw);
+        }
+        let invalid =
+            || subject::<M>(&fields[0]).failed("encrypt", "the document is not valid BSON");
+        let mut doc = BsonDocument::try_from(raw.as_ref()).map_err(|_| invalid())?;
+        for field in fields {
+            let mut values = Vec::new();
+            slots(&mut doc, &field.path, &mut values);
+            for value in values {
+                if matches!(value, Bson::Null) || is_sealed(value) {
+                    continue;
+                }
+                let crypt = self.handle::<M>("encrypt", field)?;
+                let sealed = crypt
+                    .encrypt_as(value, field.algorithm, subject::<M>(field))
+                    .await?;
+                *value = Bson::Binary(sealed);
+            }
+        }
+        RawDocumentBuf::try_from(&doc).map_err(|_| invalid())
+    }
+
+    /// `raw` (a stored document of `M`, or a view of it) with each declared
+    /// field decrypted; a stored value that is not a ciphertext is refused.
+    pub(crate) async fn unseal<M: Document>(&self, raw: RawDocumentBuf) -> Result<RawDocumentBuf> {
+        let fields = sealed::<M>();
+        if fields.is_empty() {
+            return Ok(raw);
+        }
+        let invalid =
+            || subject::<M>(&fields[0]).failed("decrypt", "the stored document is not valid BSON");
+        let mut doc = BsonDocument::try_from(raw.as_ref()).map_err(|_| invalid())?;
+        for field in fields {
+            let mut values = Vec::new();
+            slots(&mut doc, &field.path, &mut values);
+            for value in values {
+                let sealed = match value {
+                    Bson::Null => continue,
+                    Bson::Binary(bin) if bin.subtype == BinarySubtype::Encrypted => bin,
+                    _ => {
+                        return Err(subject::<M>(field).failed(
+                            "decrypt",
+                            "the stored value is not encrypted (BSON binary subtype 6 \
+                             expected): it was written without the encryption",
+                        ))
+                    }
+                };
+                let crypt = self.handle::<M>("decrypt", field)?;
+                *value = crypt.decrypt_as(sealed, subject::<M>(field)).await?;
+            }
+        }
+        RawDocumentBuf::try_from(&doc).map_err(|_| invalid())
+    }
+
+    /// `filter` with the operand of every equality on a deterministic
+    /// field encrypted (`{f: v}`, `$eq`, `$ne`, `$in`, `$nin`, also inside
+    /// `$and`, `$or` and `$nor`); any other condition on an encrypted field
+    /// (a range, a regex, a path below it, a sub-document holding it, any
+    /// condition on a random one) is refused: the server holds ciphertext,
+    /// on which it would mean nothing.
+    pub(crate) async fn seal_filter<M: Document>(
+        &self,
+        mut filter: BsonDocument,
+    ) -> Result<BsonDocument> {
+        let fields = sealed::<M>();
+        if fields.is_empty() {
+            return Ok(filter);
+        }
+        let mut operands = Vec::new();
+        operands_of::<M>(&mut filter, fields, &mut operands)?;
+        for (field, value) in operands {
+            if matches!(value, Bson::Null) || is_sealed(value) {
+                continue;
+            }
+            let crypt = self.handle::<M>("encrypt", field)?;
+            let sealed = crypt
+                .encrypt_as(value, Algorithm::Deterministic, subject::<M>(field))
+                .await?;
+            *value = Bson::Binary(sealed);
+        }
+        Ok(filter)
+    }
+}
+
+impl Keys {
+    /// The key vault's namespace when the data key `key` (of `field` of
+    /// `model`) is missing from it; `None` when it is there. Without a
+    /// handle, [`Error::Encryption`] says to give one.
+    pub(crate) async fn missing_key(
+        &self,
+        model: &'static str,
+        field: &str,
+        key: &str,
+    ) -> Result<Option<String>> {
+        let subject = Subject {
+            model: Some(model),
+            field: Some(field),
+            key,
+        };
+        let crypt = self.0.as_ref().ok_or_else(|| {
+            subject.failed(
+                "create",
+                "the schema has no encryption handle to keep its data keys: give it one with \
+                 `Schema::with_encryption(..)`",
+            )
+        })?;
+        Ok(match crypt.find_key(key).await? {
+            Some(_) => None,
+            None => Some(crypt.key_vault().to_string()),
+        })
+    }
+
+    /// Creates the data key `key` (and the key vault's index), unless it
+    /// exists.
+    pub(crate) async fn create_key(&self, key: &str) -> Result<()> {
+        let crypt = self.0.as_ref().ok_or_else(|| Error::Encryption {
+            action: "create",
+            model: None,
+            field: None,
+            key: key.to_owned(),
+            reason: "the schema has no encryption handle: `Schema::with_encryption(..)`".to_owned(),
+        })?;
+        crypt.data_key(key).await.map(|_| ())
+    }
+}
+
+impl std::fmt::Debug for Keys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            Some(crypt) => write!(f, "{crypt:?}"),
+            None => f.write_str("no encryption"),
+        }
+    }
+}
+
+/// What an operation on `field` of `M` is about.
+pub(super) fn subject<M: Document>(field: &'static EncryptedSpec) -> Subject<'static> {
+    Subject {
+        model: Some(M::NAME),
+        field: Some(&field.path),
+        key: &field.key,
+    }
+}
+
+pub(super) fn is_sealed(value: &Bson) -> bool {
+    matches!(value, Bson::Binary(bin) if bin.subtype == BinarySubtype::Encrypted)
+}
+
+/// The values stored at the dotted `path` of `doc`: through
+/// sub-documents, and in each item of an array on the way.
+fn slots<'a>(doc: &'a mut BsonDocument, path: &str, out: &mut Vec<&'a mut Bson>) {
+    let (first, rest) = match path.split_once('.') {
+        Some((first, rest)) => (first, Some(rest)),
+        None => (path, None),
+    };
+    let Some(value) = doc.get_mut(first) else {
+        return;
+    };
+    match rest {
+        None => out.push(value),
+        Some(rest) => below(value, rest, out),
+    }
+}
+
+fn below<'a>(value: &'a mut Bson, rest: &str, out: &mut Vec<&'a mut Bson>) {
+    match value {
+        Bson::Document(inner) => slots(inner, rest, out),
+        Bson::Array(items) => {
+            for item in items {
+                below(item, rest, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// How a filter's or an update's key stands to an encrypted field.
+pub(super) enum Reach {
+    /// The field itself.
+    Is,
+    /// A path below it (inside its ciphertext).
+    Below,
+    /// A sub-document (or array) that holds it.
+    Holds,
+}
+
+/// The first encrypted field `key` (a dotted path) reaches, and how.
+pub(super) fn reach(
+    key: &str,
+    fields: &'static [EncryptedSpec],
+) -> Option<(&'static EncryptedSpec, Reach)> {
+    fields.iter().find_map(|f| {
+        if key == f.path {
+            Some((f, Reach::Is))
+        } else if key_below(key, &f.path) {
+            Some((f, Reach::Below))
+        } else if key_below(&f.path, key) {
+            Some((f, Reach::Holds))
+        } else {
+            None
+        }
+    })
+}
+
+/// The operands of `filter`'s equalities on encrypted fields, to encrypt
+/// in place; the refusal of any other condition on them.
+fn operands_of<'a, M: Document>(
+    filter: &'a mut BsonDocument,
+    fields: &'static [EncryptedSpec],
+    out: &mut Vec<(&'static EncryptedSpec, &'a mut Bson)>,
+) -> Result<()> {
+    for (key, value) in filter.iter_mut() {
+        if matches!(key.as_str(), "$and" | "$or" | "$nor") {
+            if let Bson::Array(items) = value {
+                for item in items {
+                    if let Bson::Document(inner) = item {
+                        operands_of::<M>(inner, fields, out)?;
+                    }
+                }
+            }
+            continue;
+        }
+        let refused = |field: &'static EncryptedSpec, what: String| {
+            Err(subject::<M>(field).failed("query", format!("{what}; nothing was sent")))
+        };
+        let field = match reach(key, fields) {
+            None => continue,
+            Some((field, Reach::Is)) => field,
+            Some((field, Reach::Below)) => {
+                return refused(
+                    field,
+                    format!("`{key}` is a path below an encrypted field, which the server holds as one ciphertext"),
+                )
+            }
+            Some((field, Reach::Holds)) => {
+                return refused(
+                    field,
+                    format!("`{key}` holds an encrypted field: compare its fields one by one (equality on the encrypted one)"),
+                )
+            }
+        };
+        if field.algorithm == Algorithm::Random {
+            return refused(
+                field,
+                "a random-encrypted field cannot be filtered on (its ciphertexts differ every time)".to_owned(),
+            );
+        }
+        let operators =
+            matches!(&*value, Bson::Document(ops) if ops.keys().any(|k| k.starts_with('$')));
+        if !operators {
+            out.push((field, value));
+            continue;
+        }
+        if let Bson::Document(ops) = value {
+            for (op, operand) in ops.iter_mut() {
+                match (op.as_str(), operand) {
+                    ("$eq" | "$ne", operand) => out.push((field, operand)),
+                    ("$in" | "$nin", Bson::Array(items)) => {
+                        out.extend(items.iter_mut().map(|item| (field, item)));
+                    }
+                    ("$exists", _) => {}
+                    (op, _) => {
+                        return refused(
+                            field,
+                            format!("`{op}` on a deterministic-encrypted field: only equality (`eq`, `ne`, `is_in`) is meaningful on its ciphertext"),
+                        )
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `key` is a dotted path below `path` (`ssn.x`, `card.0`).
+fn key_below(key: &str, path: &str) -> bool {
+    key.strip_prefix(path)
+        .is_some_and(|rest| rest.starts_with('.'))
+}
+
+/// `err`, a decode error of a stored document of `M` after its fields were
+/// decrypted: when it is about an encrypted field, the deserializer's
+/// account (which may quote the decrypted value) gives way to one that
+/// names the field and its key only.
+pub(crate) fn redact<M: Document>(err: Error) -> Error {
+    let Error::Decode {
+        field: Some(path), ..
+    } = &err
+    else {
+        return err;
+    };
+    // serde's path names an array item `items[2].card`: compare dotted.
+    let dotted = dotted(path);
+    let declared = sealed::<M>()
+        .iter()
+        .find(|f| dotted == f.path || key_below(&dotted, &f.path));
+    match declared {
+        Some(field) => subject::<M>(field).failed(
+            "decrypt",
+            "the decrypted value does not fit the field's Rust type (the value is not shown)",
+        ),
+        None => err,
+    }
+}
+
+/// serde's path (`items[2].card`) as a stored path (`items.card`).
+fn dotted(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut in_index = false;
+    for c in path.chars() {
+        match c {
+            '[' => in_index = true,
+            ']' => in_index = false,
+            c if !in_index => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
