@@ -14,4 +14,5 @@ mod fields;
 mod keys;
 mod nested;
 mod outside;
+mod rotate;
 mod ui;

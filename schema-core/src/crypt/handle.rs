@@ -97,14 +97,7 @@ impl Encryption {
                 bytes: master.bytes().to_vec(),
             } }
         };
-        let mut builder = mongocrypt::Crypt::builder()
-            .kms_providers(&providers)
-            .map_err(failed)?
-            .bypass_query_analysis();
-        if !mongocrypt::is_crypto_available() {
-            builder = hooks::install(builder).map_err(failed)?;
-        }
-        let crypt = builder.build().map_err(failed)?;
+        let crypt = crypt_with(&providers).map_err(failed)?;
         let (db, coll) = DEFAULT_KEY_VAULT;
         Ok(Encryption {
             crypt: Arc::new(crypt),
@@ -131,6 +124,21 @@ impl Encryption {
     pub fn library_version() -> &'static str {
         mongocrypt::version()
     }
+}
+
+/// A libmongocrypt handle with these KMS providers, for explicit
+/// encryption only (no query analysis), with the crypto hooks when the
+/// library has no crypto of its own.
+pub(super) fn crypt_with(
+    providers: &bson::Document,
+) -> std::result::Result<mongocrypt::Crypt, mongocrypt::error::Error> {
+    let mut builder = mongocrypt::Crypt::builder()
+        .kms_providers(providers)?
+        .bypass_query_analysis();
+    if !mongocrypt::is_crypto_available() {
+        builder = hooks::install(builder)?;
+    }
+    builder.build()
 }
 
 /// The key vault, read and written with majority concern (the

@@ -43,6 +43,7 @@
 mod handle;
 mod hooks;
 mod key_vault;
+mod rotate;
 mod seal;
 mod subject;
 mod update;

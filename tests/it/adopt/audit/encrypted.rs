@@ -29,7 +29,9 @@ async fn encrypted_fields_are_named_and_plain_values_beside_them_are_a_finding()
     // Written before encryption: the SSN in clear.
     for i in 0..3u8 {
         patients
-            .insert_one(doc! { "_id": i32::from(i), "ssn": format!("clear-ssn-{i}"), "notes": null })
+            .insert_one(
+                doc! { "_id": i32::from(i), "ssn": format!("clear-ssn-{i}"), "notes": null },
+            )
             .await
             .unwrap();
     }
@@ -65,7 +67,10 @@ async fn encrypted_fields_are_named_and_plain_values_beside_them_are_a_finding()
         findings[0].contains("patients.ssn: encrypted on the client (37 deterministic, 0 random), and 3 values stored in clear"),
         "{findings:?}"
     );
-    assert!(!text.contains("clear-ssn"), "no stored value quoted: {text}");
+    assert!(
+        !text.contains("clear-ssn"),
+        "no stored value quoted: {text}"
+    );
     let markdown = report.to_markdown();
     assert!(markdown.contains("| `ssn` | 37 | 0 | 3 |"), "{markdown}");
 }
