@@ -161,3 +161,92 @@ async fn rotation_keeps_10000_documents_readable_under_the_next_master_key() {
         "{msg}"
     );
 }
+
+/// The environment variable that makes [`rotated_by_the_command`] run.
+const CHILD: &str = "ROTATE_COMMAND_CHILD";
+
+/// `schema keys rotate`, in a process of its own whose environment holds
+/// both master keys (as base64): the data keys are rewrapped, the command
+/// prints how many and neither key, and a handle with the next key reads
+/// what was written under the first.
+#[tokio::test]
+async fn the_command_rotates_with_keys_from_its_environment() {
+    let client = support::client().await;
+    let db = support::fresh_db(&client, "crypt_rotate_command").await;
+    let first = handle(&client, &db, 5);
+    Schema::new()
+        .with::<Patient>()
+        .with_encryption(first.clone())
+        .sync(&db)
+        .await
+        .unwrap();
+    let ada = Patient {
+        id: 1,
+        name: "Ada".into(),
+        ssn: "123-45-6789".into(),
+        diagnosis: "flu".into(),
+    };
+    Repo::<Patient>::new(&db)
+        .with_encryption(first)
+        .insert(&ada)
+        .await
+        .unwrap();
+    let output = support::child_test(module_path!(), "rotated_by_the_command")
+        .env(CHILD, format!("{}.__keyVault", db.name()))
+        .env("MONGODB_URI", support::uri())
+        .env(schema_core::cli::MASTER_KEY_ENV, b64(5))
+        .env(schema_core::cli::NEXT_MASTER_KEY_ENV, b64(6))
+        .output()
+        .expect("the command in a process of its own");
+    let printed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    println!("{printed}");
+    assert!(output.status.success(), "{printed}");
+    assert!(printed.contains("rewrapped 2 data keys of"), "{printed}");
+    assert!(
+        !printed.contains(&b64(5)) && !printed.contains(&b64(6)),
+        "no key printed"
+    );
+    let read = Repo::<Patient>::new(&db)
+        .with_encryption(handle(&client, &db, 6))
+        .get(&1)
+        .await
+        .unwrap();
+    assert_eq!(read, Some(ada));
+}
+
+/// Base64 of 96 bytes of `byte`.
+fn b64(byte: u8) -> String {
+    use std::fmt::Write;
+    // RFC 4648 base64 of 96 equal bytes: every 3 bytes are 4 characters.
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for _ in 0..32 {
+        let n = u32::from(byte) << 16 | u32::from(byte) << 8 | u32::from(byte);
+        for shift in [18, 12, 6, 0] {
+            let _ = out.write_char(ALPHABET[(n >> shift & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+/// The command, run by [`the_command_rotates_with_keys_from_its_environment`].
+#[tokio::test]
+#[ignore = "run by the_command_rotates_with_keys_from_its_environment in a process of its own"]
+async fn rotated_by_the_command() {
+    let Ok(vault) = std::env::var(CHILD) else {
+        return;
+    };
+    let mut out = Vec::new();
+    let outcome = schema_core::cli::run_with(
+        &Schema::new(),
+        ["schema", "keys", "rotate", "--key-vault", vault.as_str()],
+        &mut out,
+    )
+    .await;
+    print!("{}", String::from_utf8_lossy(&out));
+    outcome.unwrap();
+}

@@ -57,11 +57,15 @@
 //! error naming the databases there are ([`CliError::exit_code`]).
 
 mod audit;
+#[cfg(feature = "encryption")]
+mod keys;
 mod migrate;
 mod outcome;
 mod pull;
 mod redact;
 
+#[cfg(feature = "encryption")]
+pub use keys::{MASTER_KEY_ENV, NEXT_MASTER_KEY_ENV};
 pub use outcome::{CliError, Outcome, UsageError};
 
 use std::ffi::OsString;
@@ -200,6 +204,27 @@ enum Command {
     },
     /// Print the models as a Mermaid flowchart (no server needed).
     Diagram,
+    /// The data keys of client-side encryption (the `encryption` feature).
+    #[cfg(feature = "encryption")]
+    Keys {
+        #[command(subcommand)]
+        action: KeysAction,
+    },
+}
+
+/// What `keys` does.
+#[cfg(feature = "encryption")]
+#[derive(Debug, Subcommand)]
+enum KeysAction {
+    /// Rotate the local master key: every data key of the key vault is
+    /// unwrapped with the key in SCHEMA_MASTER_KEY and wrapped with the one
+    /// in SCHEMA_NEXT_MASTER_KEY (base64 of 96 bytes each, never printed),
+    /// in one transaction; no document is rewritten.
+    Rotate {
+        /// The key vault, `database.collection`.
+        #[arg(long, default_value = "encryption.__keyVault")]
+        key_vault: String,
+    },
 }
 
 impl Command {
@@ -208,6 +233,8 @@ impl Command {
     fn needs_models(&self) -> Option<&'static str> {
         Some(match self {
             Command::Audit { .. } | Command::Pull { .. } => return None,
+            #[cfg(feature = "encryption")]
+            Command::Keys { .. } => return None,
             Command::Plan { .. } => "plan",
             Command::Sync { .. } => "sync",
             Command::Verify => "verify",
@@ -313,8 +340,26 @@ where
         }
     }
     let command = args.command;
+    #[cfg(feature = "encryption")]
+    if let Command::Keys {
+        action: KeysAction::Rotate { key_vault },
+    } = &command
+    {
+        let client = connect(&args.uri, &secrets).await?;
+        let outcome = keys::rotate(&client, Some(key_vault), out).await;
+        client.shutdown().await;
+        return outcome;
+    }
     let name = args.db.as_deref().ok_or(CliError::NoDatabase)?;
-    let mut options = mongodb::options::ClientOptions::parse(&args.uri)
+    let client = connect(&args.uri, &secrets).await?;
+    let outcome = against(schema, &client.database(name), command, out).await;
+    client.shutdown().await;
+    outcome
+}
+
+/// A client for `uri`, its password masked in any error.
+async fn connect(uri: &str, secrets: &redact::Secrets) -> Result<mongodb::Client, CliError> {
+    let mut options = mongodb::options::ClientOptions::parse(uri)
         .await
         .map_err(|e| CliError::BadUri(secrets.scrub(&Error::from(e).to_string())))?;
     // A command, not a service: a server that is not there is said in
@@ -322,11 +367,8 @@ where
     options
         .server_selection_timeout
         .get_or_insert(SERVER_SELECTION_TIMEOUT);
-    let client = mongodb::Client::with_options(options)
-        .map_err(|e| CliError::BadUri(secrets.scrub(&Error::from(e).to_string())))?;
-    let outcome = against(schema, &client.database(name), command, out).await;
-    client.shutdown().await;
-    outcome
+    mongodb::Client::with_options(options)
+        .map_err(|e| CliError::BadUri(secrets.scrub(&Error::from(e).to_string())))
 }
 
 /// `--db`: a name the server can hold (not empty; no `/`, `\`, `.`, space,
@@ -430,6 +472,9 @@ async fn against(
             false
         }
         Command::Diagram => return draw(schema, out),
+        // Run before a database is asked for (`run_with`).
+        #[cfg(feature = "encryption")]
+        Command::Keys { .. } => false,
     };
     Ok(if found { Outcome::Found } else { Outcome::Done })
 }

@@ -69,6 +69,15 @@ pub enum CliError {
     /// library's options.
     #[error("{}", in_command_words(.0))]
     Schema(#[from] Error),
+    /// A master key for `schema keys rotate` is missing or malformed (its
+    /// value is never shown).
+    #[error("{var} {reason}: give the key as base64 of its 96 bytes")]
+    MasterKey {
+        /// The environment variable (or flag).
+        var: &'static str,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
     /// The output could not be written.
     #[error("writing the output: {0}")]
     Output(#[from] std::io::Error),
