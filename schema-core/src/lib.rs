@@ -115,8 +115,8 @@ pub use relation::delete::{Delete, Deleted, DEFAULT_DELETE_BATCH};
 pub use relation::join::{Family, JoinPlan, WithParent, WithParents};
 pub use relation::reference::DEFAULT_PAGE_SIZE;
 pub use relation::verify::{
-    CopyCheck, LinkChange, LinkCheck, LinkRepair, RemovedBecause, RepairOptions, SchemaCheck,
-    SchemaRepair,
+    ClearCheck, CopyCheck, LinkChange, LinkCheck, LinkRepair, RemovedBecause, RepairOptions,
+    SchemaCheck, SchemaRepair,
 };
 pub use relation::{
     Asymmetry, AsymmetryKind, Children, Links, OverMax, RepairReport, Through, VerifyReport,

@@ -1,6 +1,6 @@
 //! What [`Schema::verify`] finds ([`SchemaCheck`]: a [`LinkCheck`] per link,
-//! a [`CopyCheck`] per model holding copies), the check itself, and the
-//! report as text.
+//! a [`CopyCheck`] per model holding copies, a [`ClearCheck`] per encrypted
+//! field), the check itself, and the report as text.
 
 use std::fmt;
 
@@ -12,6 +12,8 @@ use crate::relation::many_to_many::verify_sides;
 use crate::relation::{Asymmetry, AsymmetryKind, CopyReport, OverMax, VerifyReport};
 use crate::setup::schema::Schema;
 
+use super::clear::{self, ClearCheck};
+
 /// What [`Schema::verify`] found.
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
@@ -20,6 +22,9 @@ pub struct SchemaCheck {
     pub links: Vec<LinkCheck>,
     /// One per model holding copies.
     pub copies: Vec<CopyCheck>,
+    /// One per encrypted field (`#[encrypt(..)]`) of every model: the
+    /// documents holding it in clear.
+    pub encrypted: Vec<ClearCheck>,
 }
 
 /// One link's check.
@@ -49,10 +54,12 @@ pub struct CopyCheck {
 }
 
 impl SchemaCheck {
-    /// No asymmetric edge, no array over its max, no stale copy.
+    /// No asymmetric edge, no array over its max, no stale copy, no
+    /// encrypted field stored in clear.
     pub fn is_consistent(&self) -> bool {
         self.links.iter().all(|l| l.report.is_consistent())
             && self.copies.iter().all(|c| c.report.is_consistent())
+            && self.encrypted.iter().all(ClearCheck::is_consistent)
     }
 }
 
@@ -82,6 +89,11 @@ impl Schema {
                     collection: model.collection,
                     report: reader.report(None).await?,
                 });
+            }
+            for field in &model.encrypted {
+                check
+                    .encrypted
+                    .push(clear::check(db, model.collection, &field.path).await?);
             }
         }
         Ok(check)
@@ -192,8 +204,29 @@ impl fmt::Display for SchemaCheck {
             }
             more(f, r.out_of_sync.len())?;
         }
-        if self.links.is_empty() && self.copies.is_empty() {
-            writeln!(f, "no links or copies to check")?;
+        for e in &self.encrypted {
+            let verdict = if e.is_consistent() { "ok" } else { "FAILED" };
+            writeln!(
+                f,
+                "encrypted {}.{}: {verdict} ({} documents hold it, {} in clear)",
+                e.collection,
+                e.path,
+                e.checked,
+                e.in_clear.len()
+            )?;
+            for id in e.in_clear.iter().take(LISTED) {
+                writeln!(
+                    f,
+                    "  `{}` {}: `{}` is stored in clear: read the document and write it again through a repository with an encryption handle (`replace`), which encrypts it",
+                    e.collection,
+                    id_text(id),
+                    e.path
+                )?;
+            }
+            more(f, e.in_clear.len())?;
+        }
+        if self.links.is_empty() && self.copies.is_empty() && self.encrypted.is_empty() {
+            writeln!(f, "no links, copies or encrypted fields to check")?;
         }
         Ok(())
     }

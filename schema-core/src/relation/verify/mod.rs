@@ -45,8 +45,10 @@
 //! ```
 
 mod check;
+mod clear;
 mod links;
 mod repair;
 
 pub use check::{CopyCheck, LinkCheck, SchemaCheck};
+pub use clear::ClearCheck;
 pub use repair::{LinkChange, LinkRepair, RemovedBecause, RepairOptions, SchemaRepair};
