@@ -303,7 +303,10 @@ async fn every_write_stores_ciphertext_and_every_read_returns_the_plaintext() {
         .unwrap()
         .unwrap();
     assert_eq!((cy.id.as_str(), cy.notes), ("cy", None));
-    assert!(repo.update(&"cy".to_owned(), f.notes.set("likes tea")).await.unwrap());
+    assert!(repo
+        .update(&"cy".to_owned(), f.notes.set("likes tea"))
+        .await
+        .unwrap());
     // In a session too (the session's cursor).
     let mut session = db.client().start_session().await.unwrap();
     let in_session = repo
