@@ -16,3 +16,4 @@ mod nested;
 mod outside;
 mod rotate;
 mod ui;
+mod verify;

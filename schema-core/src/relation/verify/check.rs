@@ -217,7 +217,7 @@ impl fmt::Display for SchemaCheck {
             for id in e.in_clear.iter().take(LISTED) {
                 writeln!(
                     f,
-                    "  `{}` {}: `{}` is stored in clear: read the document and write it again through a repository with an encryption handle (`replace`), which encrypts it",
+                    "  `{}` {}: `{}` is stored in clear: replace the document through a repository with an encryption handle (`Repo::replace`), which encrypts it (read its values with the raw driver: the repository refuses a clear value)",
                     e.collection,
                     id_text(id),
                     e.path
