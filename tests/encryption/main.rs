@@ -9,6 +9,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod corpus;
 mod explicit;
 mod fields;
 mod keys;
