@@ -9,6 +9,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod changes;
 mod corpus;
 mod explicit;
 mod fields;

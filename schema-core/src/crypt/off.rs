@@ -30,6 +30,15 @@ impl Keys {
         refuse::<M>("update").map(|()| update)
     }
 
+    /// `event`, with the refusal when `M` declares encrypted fields.
+    pub(crate) async fn unseal_change<M: Document>(
+        &self,
+        event: RawDocumentBuf,
+    ) -> (RawDocumentBuf, Option<Error>) {
+        let refused = refuse::<M>("decrypt").err();
+        (event, refused)
+    }
+
     /// `filter`, or a refusal when `M` declares encrypted fields.
     pub(crate) async fn seal_filter<M: Document>(
         &self,

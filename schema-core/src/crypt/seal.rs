@@ -101,6 +101,44 @@ impl Keys {
         RawDocumentBuf::try_from(&doc).map_err(|_| invalid())
     }
 
+    /// A change stream's event of `M` with its documents (`fullDocument`,
+    /// `fullDocumentBeforeChange`) decrypted as a read decrypts them; the
+    /// event as it came, and the error, when one cannot be.
+    pub(crate) async fn unseal_change<M: Document>(
+        &self,
+        event: RawDocumentBuf,
+    ) -> (RawDocumentBuf, Option<Error>) {
+        let fields = sealed::<M>();
+        if fields.is_empty() {
+            return (event, None);
+        }
+        let invalid = || subject::<M>(&fields[0]).failed("decrypt", "the change is not valid BSON");
+        let mut doc = match BsonDocument::try_from(event.as_ref()) {
+            Ok(doc) => doc,
+            Err(_) => return (event, Some(invalid())),
+        };
+        for key in ["fullDocument", "fullDocumentBeforeChange"] {
+            let Some(Bson::Document(full)) = doc.get(key) else {
+                continue;
+            };
+            let opened = match RawDocumentBuf::try_from(full) {
+                Ok(raw) => self.unseal::<M>(raw).await,
+                Err(_) => Err(invalid()),
+            };
+            match opened.and_then(|raw| BsonDocument::try_from(raw.as_ref()).map_err(|_| invalid()))
+            {
+                Ok(open) => {
+                    doc.insert(key, open);
+                }
+                Err(e) => return (event, Some(e)),
+            }
+        }
+        match RawDocumentBuf::try_from(&doc) {
+            Ok(open) => (open, None),
+            Err(_) => (event, Some(invalid())),
+        }
+    }
+
     /// `filter` with the operand of every equality on a deterministic
     /// field encrypted (`{f: v}`, `$eq`, `$ne`, `$in`, `$nin`, also inside
     /// `$and`, `$or` and `$nor`); any other condition on an encrypted field

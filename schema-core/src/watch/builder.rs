@@ -173,7 +173,10 @@ impl<'a, M: Document> IntoFuture for Watch<'a, M> {
                 )));
             }
             let pipeline = match self.filter {
-                Some(filter) => super::filter::pipeline(Some(filter?))?,
+                // A deterministic field's operand encrypted, as a find's is.
+                Some(filter) => {
+                    super::filter::pipeline(Some(self.repo.keys.seal_filter::<M>(filter?).await?))?
+                }
                 None => Vec::new(),
             };
             let config = Config {
@@ -185,6 +188,7 @@ impl<'a, M: Document> IntoFuture for Watch<'a, M> {
                 on_lost: self.on_lost,
                 recovery: self.recovery,
                 max_await: self.max_await,
+                keys: self.repo.keys.clone(),
             };
             let start = match self.start {
                 Some(token) => Start::After(token),

@@ -46,6 +46,9 @@ pub(super) struct Config {
     pub(super) on_lost: OnLost,
     pub(super) recovery: Recovery,
     pub(super) max_await: Option<Duration>,
+    /// The repository's encryption handle: each change's documents are
+    /// decrypted as a read decrypts them.
+    pub(super) keys: crate::crypt::Keys,
 }
 
 /// Where the next opening starts.
@@ -172,7 +175,8 @@ impl<M: Document> State<M> {
                 Some(Ok(event)) => {
                     self.failures = 0;
                     let token = raw.resume_token();
-                    if let Some(item) = self.delivered(&event, token) {
+                    let (event, sealed) = self.config.keys.unseal_change::<M>(event).await;
+                    if let Some(item) = self.delivered(&event, token, sealed) {
                         return Some(item);
                     }
                 }
@@ -209,11 +213,13 @@ impl<M: Document> State<M> {
         }
     }
 
-    /// The item for the raw event `event` whose resume token is `token`.
+    /// The item for the raw event `event` whose resume token is `token`
+    /// (`unsealed`: why its documents could not be decrypted, if so).
     fn delivered(
         &mut self,
         event: &RawDocumentBuf,
         token: Option<ResumeToken>,
+        unsealed: Option<Error>,
     ) -> Option<Result<Event<M>>> {
         let token = token?;
         self.start = Start::After(token.clone());
@@ -222,7 +228,11 @@ impl<M: Document> State<M> {
         if wall_time.is_some() {
             self.last_wall = wall_time;
         }
-        let change = match super::decode::change::<M>(event) {
+        let decoded = match unsealed {
+            Some(e) => Err(e),
+            None => super::decode::change::<M>(event),
+        };
+        let change = match decoded {
             Ok(change) => change,
             Err(e) => {
                 self.done = !self.config.skip_undecodable;
