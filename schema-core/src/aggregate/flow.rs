@@ -14,6 +14,7 @@ use bson::{Document as BsonDocument, RawDocument};
 use super::row::{Row, RowSource};
 use crate::error::Result;
 use crate::model::codec::decode;
+use crate::model::timeseries::TimeSeriesSpec;
 use crate::model::Document;
 use crate::query::lookup::{child_of, parent_of};
 use crate::query::{Projection, Sort};
@@ -103,6 +104,15 @@ impl<R: Row> Flow for Rows<R> {
     fn read(raw: &RawDocument) -> Result<R> {
         crate::model::codec::decode_as(raw, R::ROW_NAME, <R::Of as RowSource>::SOURCE_COLLECTION)
     }
+}
+
+/// A row's rows are grouped again by its field constants.
+impl<R: Row> RowSource for Rows<R> {
+    type SourceFields = R::RowFields;
+    const SOURCE_FIELDS: R::RowFields = R::ROW_FIELDS;
+    const SOURCE_COLLECTION: &'static str = <R::Of as RowSource>::SOURCE_COLLECTION;
+    const SOURCE_IS_MODEL: bool = false;
+    const SOURCE_TIMESERIES: Option<TimeSeriesSpec> = None;
 }
 
 /// A row's field constants filter and sort its rows.

@@ -5,7 +5,6 @@
 use bson::{doc, Bson, Document as BsonDocument};
 use serde::de::DeserializeOwned;
 
-use super::flow::Rows;
 use crate::model::codec::MAX_DOCUMENT_SIZE;
 use crate::model::timeseries::{Granularity, TimeSeriesSpec};
 use crate::model::Document;
@@ -34,7 +33,7 @@ pub trait Row: DeserializeOwned + Send + Unpin + 'static {
 
 /// What a row groups, and the typed paths it names there: a model
 /// (`#[row(of = Order)]`) or the rows of an earlier group
-/// (`#[row(of = Rows<CustomerProduct>)]`).
+/// (`#[row(of = Rows<CustomerProduct>)]`, implemented beside `Rows`).
 pub trait RowSource: 'static {
     /// The type of the field constants.
     type SourceFields: 'static;
@@ -57,14 +56,6 @@ impl<M: Document> RowSource for M {
     const SOURCE_COLLECTION: &'static str = M::COLLECTION;
     const SOURCE_IS_MODEL: bool = true;
     const SOURCE_TIMESERIES: Option<TimeSeriesSpec> = M::TIMESERIES;
-}
-
-impl<R: Row> RowSource for Rows<R> {
-    type SourceFields = R::RowFields;
-    const SOURCE_FIELDS: R::RowFields = R::ROW_FIELDS;
-    const SOURCE_COLLECTION: &'static str = <R::Of as RowSource>::SOURCE_COLLECTION;
-    const SOURCE_IS_MODEL: bool = false;
-    const SOURCE_TIMESERIES: Option<TimeSeriesSpec> = None;
 }
 
 /// One array accumulator of a row, for the 16 MiB check.

@@ -9,7 +9,6 @@
 
 use bson::{doc, RawDocumentBuf};
 
-use super::pipeline::refused;
 use crate::error::{Error, Result};
 use crate::model::schema_version::{stored_version, VERSION_FIELD};
 use crate::model::Document;
@@ -33,9 +32,12 @@ pub(super) async fn require_current<M: Document>(repo: &Repo<M>) -> Result<()> {
         return Ok(());
     };
     let version = stored_version(&found).map_or_else(|| "no".to_owned(), |v| v.to_string());
-    Err(refused::<M>(format!(
+    Err(Error::AggregateRefused {
+        collection: M::COLLECTION,
+        reason: format!(
         "documents of `{}` at version {version} are stored (the current one is {}), and a pipeline reads stored documents, which are upgraded only once read into the model: finish the migration first (`Repo::migrate`, or `Schema::migrate`)",
         M::NAME,
-        versions.current
-    )))
+            versions.current
+        ),
+    })
 }
