@@ -101,9 +101,6 @@ numeric! {
 )]
 pub trait SameAs<T> {}
 impl<T> SameAs<T> for T {}
-/// An enum's tag (`#[group(key = details.tag())]`) is read as its
-/// variant's stored name.
-impl<E> SameAs<crate::typed::field::Tag<E>> for String {}
 
 /// A row field an array accumulator (`push`, `top`, `bottom`,
 /// `add_to_set`) of a `T` fills: a `Vec<T>`.

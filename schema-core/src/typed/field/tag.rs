@@ -71,11 +71,11 @@ impl<M, E, P> TagField<M, E, P> {
         self.field.name
     }
 
-    /// The tag as a field, for a row's group key (`#[group(key =
-    /// details.tag())]`), which reads it as a `String`.
+    /// The tag as the string field it is stored as, for a row's group key
+    /// (`#[group(key = details.tag())]`).
     #[doc(hidden)]
-    pub const fn field(&self) -> Field<M, Tag<E>, P> {
-        self.field
+    pub const fn field(&self) -> Field<M, String, P> {
+        Field::new(self.field.name)
     }
 }
 
