@@ -191,20 +191,13 @@ async fn the_command_rotates_with_keys_from_its_environment() {
         .insert(&ada)
         .await
         .unwrap();
-    let output = support::child_test(module_path!(), "rotated_by_the_command")
-        .env(CHILD, format!("{}.__keyVault", db.name()))
-        .env("MONGODB_URI", support::uri())
-        .env(schema_core::cli::MASTER_KEY_ENV, b64(5))
-        .env(schema_core::cli::NEXT_MASTER_KEY_ENV, b64(6))
-        .output()
-        .expect("the command in a process of its own");
-    let printed = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
+    let printed = support::ran_alone(
+        support::child_test(module_path!(), "rotated_by_the_command")
+            .env(CHILD, format!("{}.__keyVault", db.name()))
+            .env("MONGODB_URI", support::uri())
+            .env(schema_core::cli::MASTER_KEY_ENV, b64(5))
+            .env(schema_core::cli::NEXT_MASTER_KEY_ENV, b64(6)),
     );
-    println!("{printed}");
-    assert!(output.status.success(), "{printed}");
     assert!(printed.contains("rewrapped 2 data keys of"), "{printed}");
     assert!(
         !printed.contains(&b64(5)) && !printed.contains(&b64(6)),

@@ -45,6 +45,27 @@ pub fn child_test(module: &str, test: &str) -> std::process::Command {
     command
 }
 
+/// Runs `child` (a [`child_test`] command) to its end and returns what it
+/// printed (standard output, then standard error), printed here too;
+/// panics unless it exited with success having run its one test.
+pub fn ran_alone(child: &mut std::process::Command) -> String {
+    let output = child
+        .output()
+        .expect("run the test in a process of its own");
+    let printed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    println!("{printed}");
+    assert!(output.status.success(), "{}: {printed}", output.status);
+    assert!(
+        printed.contains("test result: ok. 1 passed"),
+        "the test ran in its process: {printed}"
+    );
+    printed
+}
+
 /// The process's peak resident set size so far, in KiB (`VmHWM`): the
 /// memory tests measure in a process of their own ([`child_test`]).
 pub fn peak_kib() -> u64 {

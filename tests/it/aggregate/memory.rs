@@ -56,21 +56,10 @@ const CHILD: &str = "AGGREGATE_TOP_N_MEMORY_CHILD";
 
 #[test]
 fn the_top_five_of_1m_documents_stream_with_flat_memory() {
-    let output = support::child_test(module_path!(), "measured_alone")
-        .env(CHILD, "1")
-        .env("MONGODB_URI", support::uri())
-        .output()
-        .expect("run the measurement in a process of its own");
-    let printed = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    println!("{printed}");
-    assert!(output.status.success(), "{}", output.status);
-    assert!(
-        printed.contains("test result: ok. 1 passed"),
-        "the measurement ran"
+    support::ran_alone(
+        support::child_test(module_path!(), "measured_alone")
+            .env(CHILD, "1")
+            .env("MONGODB_URI", support::uri()),
     );
 }
 
