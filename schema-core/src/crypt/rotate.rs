@@ -14,11 +14,11 @@
 use std::sync::Arc;
 
 use bson::{doc, Binary, Bson, RawBsonRef};
-use mongodb::options::{ReadConcern, WriteConcern};
 
 use super::handle::{crypt_with, Encryption, LocalMasterKey};
 use super::subject::{reason, Subject};
 use crate::error::{Error, Result};
+use crate::txn::{helper_options, transaction};
 
 /// The provider name the next master key has during a rotation.
 const NEXT: &str = "local:next";
@@ -96,33 +96,31 @@ impl Encryption {
             };
             updates.push((id.to_binary(), material.to_binary()));
         }
+        // One transaction, run and retried as every transaction of the
+        // framework is (the drivers' convenient-transactions contract).
         let client = self.vault.client().clone();
-        let mut session = client.start_session().await?;
-        session
-            .start_transaction()
-            .read_concern(ReadConcern::majority())
-            .write_concern(WriteConcern::majority())
-            .await?;
         let now = bson::DateTime::now();
-        for (id, material) in &updates {
-            let written = self
-                .vault
-                .update_one(
-                    doc! { "_id": Bson::Binary(id.clone()) },
-                    doc! { "$set": {
-                        "keyMaterial": Bson::Binary(material.clone()),
-                        "masterKey": { "provider": "local" },
-                        "updateDate": now,
-                    } },
-                )
-                .session(&mut session)
-                .await;
-            if let Err(err) = written {
-                let _ = session.abort_transaction().await;
-                return Err(Error::from(err));
-            }
-        }
-        session.commit_transaction().await?;
+        transaction(&client)
+            .options(helper_options())
+            .run_with((&self.vault, &updates), move |s, (vault, updates)| {
+                Box::pin(async move {
+                    for (id, material) in updates.iter() {
+                        vault
+                            .update_one(
+                                doc! { "_id": Bson::Binary(id.clone()) },
+                                doc! { "$set": {
+                                    "keyMaterial": Bson::Binary(material.clone()),
+                                    "masterKey": { "provider": "local" },
+                                    "updateDate": now,
+                                } },
+                            )
+                            .session(&mut *s)
+                            .await?;
+                    }
+                    Ok(())
+                })
+            })
+            .await?;
         Ok(updates.len() as u64)
     }
 }
