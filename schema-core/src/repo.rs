@@ -362,7 +362,7 @@ impl<M: Document> Repo<M> {
         &self,
         raws: Vec<RawDocumentBuf>,
     ) -> Result<Vec<RawDocumentBuf>> {
-        if crate::model::cache::sealed::<M>().is_empty() {
+        if !crate::model::cache::may_be_sealed::<M>() {
             return Ok(raws);
         }
         let mut open = Vec::with_capacity(raws.len());

@@ -14,6 +14,7 @@ mod corpus;
 mod explicit;
 mod fields;
 mod keys;
+mod migrate;
 mod nested;
 mod outside;
 mod rotate;

@@ -40,6 +40,7 @@
 //! # }
 //! ```
 
+mod earlier;
 mod handle;
 mod hooks;
 mod key_vault;

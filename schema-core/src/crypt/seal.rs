@@ -32,8 +32,13 @@ impl Keys {
         action: &'static str,
         field: &'static EncryptedSpec,
     ) -> Result<&Encryption> {
+        self.handle_for(subject::<M>(field), action)
+    }
+
+    /// The handle, or the error of `action` on `subject` without one.
+    pub(super) fn handle_for(&self, subject: Subject<'_>, action: &'static str) -> Result<&Encryption> {
         self.0.as_ref().ok_or_else(|| {
-            subject::<M>(field).failed(
+            subject.failed(
                 action,
                 "the repository has no encryption handle: give it one with \
                  `Repo::with_encryption(..)`; nothing was sent",
@@ -71,7 +76,13 @@ impl Keys {
 
     /// `raw` (a stored document of `M`, or a view of it) with each declared
     /// field decrypted; a stored value that is not a ciphertext is refused.
+    /// A document stored at an earlier version has every ciphertext it
+    /// holds decrypted, and its values in clear left for its upgrade (see
+    /// `earlier`).
     pub(crate) async fn unseal<M: Document>(&self, raw: RawDocumentBuf) -> Result<RawDocumentBuf> {
+        if super::earlier::is_earlier::<M>(&raw) {
+            return self.unseal_earlier::<M>(raw).await;
+        }
         let fields = sealed::<M>();
         if fields.is_empty() {
             return Ok(raw);

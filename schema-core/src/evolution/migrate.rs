@@ -64,14 +64,20 @@ pub struct Progress {
 pub(crate) type Migration =
     for<'a> fn(
         &'a mongodb::Database,
+        &'a crate::crypt::Keys,
         MigrateOptions,
         &'a mut (dyn FnMut(&Progress) + Send),
     ) -> Pin<Box<dyn Future<Output = Result<Progress>> + Send + 'a>>;
 
-/// The [`Migration`] of `M`.
+/// The [`Migration`] of `M`, with the schema's encryption handle (its
+/// encrypted fields are read and written back sealed).
 pub(crate) fn migration<M: Document>() -> Migration {
-    |db, options, progress| {
-        Box::pin(async move { Repo::<M>::new(db).migrate(options, progress).await })
+    |db, keys, options, progress| {
+        Box::pin(async move {
+            let mut repo = Repo::<M>::new(db);
+            repo.keys = keys.clone();
+            repo.migrate(options, progress).await
+        })
     }
 }
 
@@ -113,7 +119,9 @@ impl<M: Document> Repo<M> {
             else {
                 return Ok(false);
             };
+            let raw = self.keys.unseal::<M>(raw).await?;
             let (_, filter, doc) = self.upgraded(&raw)?;
+            let doc = self.keys.seal::<M>(doc).await?;
             let replace = coll.replace_one(filter, doc);
             let r = with_session!(replace, session).map_err(|e| self.err(e, "replace in"))?;
             Ok(r.matched_count > 0)
@@ -164,6 +172,9 @@ impl<M: Document> Repo<M> {
             )
             .await
             .map_err(|e| self.err(e, "find in"))?;
+            // Read in clear, upgraded, and written back sealed as `M`
+            // declares (see `crypt`).
+            let batch = self.unseal_all(batch).await?;
             if batch.is_empty() {
                 // The end of a pass: documents an older writer inserted
                 // behind it are read by another pass, if this one did
@@ -224,6 +235,7 @@ impl<M: Document> Repo<M> {
         let mut size = 0;
         let mut rest = replaces.into_iter().peekable();
         while let Some((_, filter, doc)) = rest.next() {
+            let doc = self.keys.seal::<M>(doc).await?;
             size += doc.as_bytes().len();
             let u = BsonDocument::try_from(doc.as_ref()).map_err(|e| {
                 Error::Model(format!(

@@ -80,6 +80,13 @@ pub(crate) fn sealed<M: Document>() -> &'static [crate::model::encrypted::Encryp
     per_model::<M, Vec<crate::model::encrypted::EncryptedSpec>>(M::encrypted)
 }
 
+/// Whether a stored document of `M` may hold ciphertext to decrypt: `M`
+/// declares encrypted fields, or names earlier shapes (whose fields may
+/// have been encrypted).
+pub(crate) fn may_be_sealed<M: Document>() -> bool {
+    !sealed::<M>().is_empty() || M::VERSIONS.is_some_and(|v| !v.older.is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

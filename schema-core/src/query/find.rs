@@ -330,7 +330,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
             move |e| server_indexes::index_error_in::<M>(&seen, e, "find in", served.as_ref());
         let decode = decode::<M, P>;
         // Encrypted fields are decrypted on the way (see `crypt`).
-        let keys = (!crate::model::cache::sealed::<M>().is_empty()).then(|| self.repo.keys.clone());
+        let keys = crate::model::cache::may_be_sealed::<M>().then(|| self.repo.keys.clone());
         match session {
             Some(session) => {
                 let cursor = find.session(&mut *session).await;

@@ -236,7 +236,9 @@ impl Schema {
     /// the model's name after each batch; each model's last progress.
     /// Stops at the first model whose migration fails (see
     /// [`Repo::migrate`](crate::Repo::migrate)): run it again to resume.
-    /// Models without earlier shapes are not read.
+    /// Models without earlier shapes are not read. Encrypted fields are
+    /// read and written back with the handle of
+    /// [`with_encryption`](Self::with_encryption).
     pub async fn migrate(
         &self,
         db: &mongodb::Database,
@@ -246,7 +248,7 @@ impl Schema {
         let mut done = Vec::with_capacity(self.migrations.len());
         for (name, migrate) in &self.migrations {
             let mut report = |p: &Progress| progress(name, p);
-            done.push((*name, migrate(db, options, &mut report).await?));
+            done.push((*name, migrate(db, &self.keys, options, &mut report).await?));
         }
         Ok(done)
     }

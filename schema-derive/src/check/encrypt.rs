@@ -28,7 +28,6 @@ pub(super) fn check(cx: &Ctxt, input: &Input) {
         not_a_stamp_or_copy(cx, input, field, encrypt);
         random_takes_no_index(cx, input, field, encrypt);
     }
-    not_with_earlier_shapes(cx, input);
 }
 
 /// On a named field of a struct (a document or a sub-document); a
@@ -156,21 +155,6 @@ fn random_takes_no_index(cx: &Ctxt, input: &Input, field: &Field, encrypt: &Encr
                 format!("`{}` is `#[encrypt(random)]` and takes no index: its ciphertext differs every time, so no query can use one; declare it `#[encrypt(deterministic)]` to index and find it by equality, or drop it from the index", field.name),
             );
         }
-    }
-}
-
-/// A model that names earlier shapes upgrades and writes back stored
-/// documents outside the repository's encryption: not with encrypted
-/// fields (yet).
-fn not_with_earlier_shapes(cx: &Ctxt, input: &Input) {
-    let Some((span, _)) = &input.attrs.migrate_from else {
-        return;
-    };
-    if input.all_fields().iter().any(|f| f.encrypt.is_some()) {
-        cx.error_at(
-            *span,
-            "a model with `#[encrypt]` fields cannot name earlier shapes (`migrate_from`) yet: its upgrades would be written back unencrypted; migrate the data before encrypting it",
-        );
     }
 }
 
