@@ -353,8 +353,14 @@ impl<M: Document> Repo<M> {
     /// A stored document read as `M`, its encrypted fields decrypted first
     /// (see `crypt`).
     pub(crate) async fn open_one(&self, raw: RawDocumentBuf) -> Result<M> {
-        let raw = self.keys.unseal::<M>(raw).await?;
-        codec::decode(&raw).map_err(crate::crypt::redact::<M>)
+        self.open_as::<M>(raw).await
+    }
+
+    /// A stored document of any model `T` (a joined parent, say) read with
+    /// this repository's handle, its encrypted fields decrypted first.
+    pub(crate) async fn open_as<T: Document>(&self, raw: RawDocumentBuf) -> Result<T> {
+        let raw = self.keys.unseal::<T>(raw).await?;
+        codec::decode(&raw).map_err(crate::crypt::redact::<T>)
     }
 
     /// Stored documents with their encrypted fields decrypted (see `crypt`).

@@ -6,8 +6,9 @@
 //! spanned on the field:
 //!
 //! - the model has a field of that Rust name with the same type
-//!   (`&Post::FIELDS.title` must coerce to `&Field<Post, T, _>`: "no field"
-//!   or "mismatched types" otherwise);
+//!   (`Post::FIELDS.title` must be a `Field<Post, T, _>` or an encrypted
+//!   field of `T`, `ViewOf<Post, T>`: "no field" or "not of the model's
+//!   field's type" otherwise);
 //! - it is stored under the same name (serde renames of both sides): a
 //!   constant assertion that fails to evaluate otherwise.
 //!
@@ -263,7 +264,7 @@ fn expand(input: &DeriveInput, view: &View) -> TokenStream {
              `{field}`: give it the model's serde name"
         );
         quote_spanned! {f.span=>
-            let _: &#p::Field<#model, #ty, _> = &<#model as #p::Document>::FIELDS.#field;
+            #p::assert_view_field::<#model, #ty, _>(&<#model as #p::Document>::FIELDS.#field);
             const _: () = ::core::assert!(
                 #p::same_name(<#model as #p::Document>::FIELDS.#field.name(), #stored),
                 #message

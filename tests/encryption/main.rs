@@ -17,6 +17,7 @@ mod keys;
 mod migrate;
 mod nested;
 mod outside;
+mod reads;
 mod rotate;
 mod ui;
 mod verify;

@@ -94,7 +94,12 @@ async fn assert_all_sealed(db: &mongodb::Database, n: usize) {
         .unwrap();
     assert_eq!(stored.len(), n);
     for raw in &stored {
-        assert_eq!(raw.get_i32(VERSION_FIELD).unwrap(), 3, "{:?}", raw.get("_id"));
+        assert_eq!(
+            raw.get_i32(VERSION_FIELD).unwrap(),
+            3,
+            "{:?}",
+            raw.get("_id")
+        );
         for field in ["taxId", "note"] {
             match raw.get(field).unwrap() {
                 Some(bson::RawBsonRef::Binary(bin)) => {
@@ -144,7 +149,9 @@ async fn clear_and_earlier_encrypted_documents_migrate_to_the_current_keys() {
         .collect();
     v2.insert_many(&written).await.unwrap();
     let stored_v2 = raw.find_one(doc! { "_id": "p150" }).await.unwrap().unwrap();
-    assert!(matches!(stored_v2.get("ssn"), Some(Bson::Binary(b)) if b.subtype == BinarySubtype::Encrypted));
+    assert!(
+        matches!(stored_v2.get("ssn"), Some(Bson::Binary(b)) if b.subtype == BinarySubtype::Encrypted)
+    );
 
     // Read as the current shape, in clear, before any migration.
     let patients = Repo::<Patient>::new(&db).with_encryption(crypt.clone());
@@ -163,13 +170,20 @@ async fn clear_and_earlier_encrypted_documents_migrate_to_the_current_keys() {
         .with_encryption(crypt.clone())
         .write_back_upgrades();
     assert_eq!(
-        writing.get(&"p150".to_owned()).await.unwrap().unwrap().tax_id,
+        writing
+            .get(&"p150".to_owned())
+            .await
+            .unwrap()
+            .unwrap()
+            .tax_id,
         ssn(150)
     );
     for id in ["p007", "p150"] {
         let stored = raw.find_one(doc! { "_id": id }).await.unwrap().unwrap();
         assert_eq!(stored.get_i32(VERSION_FIELD).unwrap(), 3);
-        assert!(matches!(stored.get("taxId"), Some(Bson::Binary(b)) if b.subtype == BinarySubtype::Encrypted));
+        assert!(
+            matches!(stored.get("taxId"), Some(Bson::Binary(b)) if b.subtype == BinarySubtype::Encrypted)
+        );
     }
 
     // The rest in batches, as `schema migrate` runs them: with the

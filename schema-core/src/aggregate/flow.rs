@@ -31,6 +31,17 @@ pub trait Flow: 'static {
     /// Reads one document the server returned.
     #[doc(hidden)]
     fn read(raw: &RawDocument) -> Result<Self::Item>;
+    /// Whether each document is a stored document of the model (whole, a
+    /// view of it, or unwound): its encrypted fields are decrypted before
+    /// it is read.
+    #[doc(hidden)]
+    const AS_STORED: bool = false;
+    /// Whether it joins documents whose encrypted fields the pipeline
+    /// would return undecrypted (refused before sending).
+    #[doc(hidden)]
+    fn joins_sealed() -> bool {
+        false
+    }
 }
 
 /// The documents of model `M`, as stored.
@@ -63,6 +74,7 @@ impl<M: Document> Flow for Docs<M> {
     fn read(raw: &RawDocument) -> Result<M> {
         crate::model::codec::decode::<M>(raw)
     }
+    const AS_STORED: bool = true;
 }
 
 impl<M: Document> Flow for Unwound<M> {
@@ -71,6 +83,7 @@ impl<M: Document> Flow for Unwound<M> {
     fn read(raw: &RawDocument) -> Result<BsonDocument> {
         crate::model::codec::decode_as(raw, M::NAME, M::COLLECTION)
     }
+    const AS_STORED: bool = true;
 }
 
 impl<M: Document, V: Projection<M>> Flow for Projected<M, V> {
@@ -79,6 +92,7 @@ impl<M: Document, V: Projection<M>> Flow for Projected<M, V> {
     fn read(raw: &RawDocument) -> Result<V> {
         V::read(raw)
     }
+    const AS_STORED: bool = true;
 }
 
 /// A view's field constants filter and sort what flows after `project`.
@@ -95,6 +109,10 @@ impl<M: Document, P: Document> Flow for Joined<M, P> {
         let child = decode::<M>(child_of(raw)?)?;
         let parent = parent_of(raw)?.map(decode::<P>).transpose()?;
         Ok((child, parent))
+    }
+    fn joins_sealed() -> bool {
+        !crate::model::cache::sealed::<M>().is_empty()
+            || !crate::model::cache::sealed::<P>().is_empty()
     }
 }
 

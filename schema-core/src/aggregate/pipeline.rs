@@ -196,6 +196,7 @@ impl<'a, M: Document, S: Flow> Aggregate<'a, M, S> {
     /// not used). The summary is the plan of its leading stages, the part
     /// an index serves.
     pub async fn explain(mut self) -> Result<PlanSummary> {
+        self.seal_stages().await?;
         let prepared = self.prepare()?;
         let mut command = doc! {
             "aggregate": M::COLLECTION,
@@ -288,6 +289,7 @@ impl<'a, M: Document, S: Flow> Aggregate<'a, M, S> {
         mut self,
         session: Option<&'a mut ClientSession>,
     ) -> Result<DocStream<'a, S::Item>> {
+        self.seal_stages().await?;
         let Prepared { pipeline, served } = self.prepare()?;
         super::stored::require_current(self.repo).await?;
         if let Some(served) = &served {
@@ -302,16 +304,85 @@ impl<'a, M: Document, S: Flow> Aggregate<'a, M, S> {
         let (seen, served) = (self.repo.seen_shared(), served);
         let err =
             move |e| server_indexes::index_error_in::<M>(&seen, e, "aggregate on", served.as_ref());
-        match session {
-            Some(session) => {
+        // A model's documents are decrypted on the way, as `find` does.
+        let keys = (S::AS_STORED && crate::model::cache::may_be_sealed::<M>())
+            .then(|| self.repo.keys.clone());
+        Ok(match (session, keys) {
+            (Some(session), Some(keys)) => {
                 let cursor = aggregate.session(&mut *session).await.map_err(&err)?;
-                Ok(DocStream::in_session(cursor, session, S::read, err))
+                DocStream::in_session_unsealed::<M>(cursor, session, keys, S::read, err)
             }
-            None => {
+            (Some(session), None) => {
+                let cursor = aggregate.session(&mut *session).await.map_err(&err)?;
+                DocStream::in_session(cursor, session, S::read, err)
+            }
+            (None, Some(keys)) => {
                 let cursor = aggregate.await.map_err(&err)?;
-                Ok(DocStream::new(cursor, S::read, err))
+                DocStream::unsealed::<M>(cursor, keys, S::read, err)
+            }
+            (None, None) => {
+                let cursor = aggregate.await.map_err(&err)?;
+                DocStream::new(cursor, S::read, err)
+            }
+        })
+    }
+
+    /// The pipeline on a model with encrypted fields (see `crypt`): each
+    /// filter on its stored documents (before any group, join or unchecked
+    /// stage) has its equalities' operands encrypted, as `find`'s are (any
+    /// other condition on an encrypted field refused); a group reading an
+    /// encrypted field, and a join of documents with encrypted fields, are
+    /// refused before sending: the server holds their ciphertext.
+    async fn seal_stages(&mut self) -> Result<()> {
+        if S::joins_sealed() {
+            return Err(refused::<M>(
+                "a `lookup` would return encrypted fields undecrypted: join with \
+                 `find(..).with_parents(..)` or `children(..).with_parent()`, which decrypt both sides"
+                    .to_owned(),
+            ));
+        }
+        let fields = crate::model::cache::sealed::<M>();
+        if fields.is_empty() {
+            return Ok(());
+        }
+        let mut stored = true;
+        for stage in &mut self.stages {
+            match stage {
+                Stage::Match(Ok(filter)) if stored => {
+                    let plain = std::mem::take(filter);
+                    *filter = self.repo.keys.seal_filter::<M>(plain).await?;
+                }
+                Stage::Group(row, spec, model, _) => {
+                    let reads = |path: &str| {
+                        fields.iter().find(|f| {
+                            path == f.path
+                                || path
+                                    .strip_prefix(f.path.as_str())
+                                    .is_some_and(|r| r.starts_with('.'))
+                                || f.path
+                                    .strip_prefix(path)
+                                    .is_some_and(|r| r.starts_with('.'))
+                        })
+                    };
+                    if let Some((path, field)) = spec
+                        .paths()
+                        .iter()
+                        .filter(|_| *model)
+                        .find_map(|path| reads(path).map(|f| (path, f)))
+                    {
+                        return Err(refused::<M>(format!(
+                            "`{row}` reads `{path}`, and `{}` is encrypted: the server holds its ciphertext, \
+                             which it cannot group, count, sum or compare; group on plain fields",
+                            field.path
+                        )));
+                    }
+                    stored = false;
+                }
+                Stage::Lookup(_) | Stage::Unchecked(_) => stored = false,
+                _ => {}
             }
         }
+        Ok(())
     }
 }
 

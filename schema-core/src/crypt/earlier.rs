@@ -31,12 +31,14 @@ impl Keys {
         if !holds_ciphertext(&raw) {
             return Ok(raw);
         }
-        let invalid = |path: &str| Subject {
-            model: Some(M::NAME),
-            field: Some(path),
-            key: "",
-        }
-        .failed("decrypt", "the stored document is not valid BSON");
+        let invalid = |path: &str| {
+            Subject {
+                model: Some(M::NAME),
+                field: Some(path),
+                key: "",
+            }
+            .failed("decrypt", "the stored document is not valid BSON")
+        };
         let mut doc = BsonDocument::try_from(raw.as_ref()).map_err(|_| invalid(""))?;
         let mut values = Vec::new();
         ciphertexts(&mut doc, "", &mut values);

@@ -36,7 +36,11 @@ impl Keys {
     }
 
     /// The handle, or the error of `action` on `subject` without one.
-    pub(super) fn handle_for(&self, subject: Subject<'_>, action: &'static str) -> Result<&Encryption> {
+    pub(super) fn handle_for(
+        &self,
+        subject: Subject<'_>,
+        action: &'static str,
+    ) -> Result<&Encryption> {
         self.0.as_ref().ok_or_else(|| {
             subject.failed(
                 action,

@@ -175,6 +175,11 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         self.repo.database()
     }
 
+    /// The repository the query reads.
+    pub(crate) fn repo(&self) -> &'a Repo<M> {
+        self.repo
+    }
+
     /// Yields a partial view of each document: sends
     /// [`V::projection()`](Projection::projection) and decodes each
     /// document as a `V` (see [`Projection`]).
@@ -336,14 +341,16 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
                 let cursor = find.session(&mut *session).await;
                 let cursor = cursor.map_err(|e| self.error(e))?;
                 Ok(match keys {
-                    Some(keys) => DocStream::in_session_unsealed(cursor, session, keys, err),
+                    Some(keys) => {
+                        DocStream::in_session_unsealed::<M>(cursor, session, keys, decode, err)
+                    }
                     None => DocStream::in_session(cursor, session, decode, err),
                 })
             }
             None => {
                 let cursor = find.await.map_err(|e| self.error(e))?;
                 Ok(match keys {
-                    Some(keys) => DocStream::unsealed(cursor, keys, err),
+                    Some(keys) => DocStream::unsealed::<M>(cursor, keys, decode, err),
                     None => DocStream::new(cursor, decode, err),
                 })
             }

@@ -103,6 +103,7 @@ pub(crate) mod explain;
 mod find;
 mod find_one;
 pub(crate) mod guard;
+pub(crate) mod kept;
 pub(crate) mod keyset;
 pub(crate) mod lookup;
 mod paging;

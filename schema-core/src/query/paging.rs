@@ -5,6 +5,7 @@ use crate::error::Result;
 use crate::exec::action::Action;
 use crate::model::Document;
 use crate::query::find::{decode, with_session, Find};
+use crate::query::kept::Kept;
 use crate::query::keyset::{may_be_null, Cursor, Keyset, Page};
 use crate::query::lookup::{child_of, Lookup, PageStep};
 use crate::query::projection::{self, Projection};
@@ -61,11 +62,15 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
     }
 
     async fn page_opt(self, session: Option<&'a mut ClientSession>, size: u32) -> Result<Page<P>> {
-        let mut items = Vec::new();
+        let repo = self.repo;
+        let mut items = Kept::new(crate::model::cache::may_be_sealed::<M>());
         let next = self
-            .page_each(session, size, None, |raw| {
-                items.push(decode::<M, P>(raw)?);
-                Ok(())
+            .page_each(session, size, None, |raw| items.take(raw, decode::<M, P>))
+            .await?;
+        let items = items
+            .open(|raw| async move {
+                let raw = repo.keys.unseal::<M>(raw).await?;
+                decode::<M, P>(&raw).map_err(crate::crypt::redact::<M>)
             })
             .await?;
         Ok(Page { items, next })
@@ -92,6 +97,7 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
         self.sort = Some(keyset.sort());
         let base = self.checked_filter()?;
         self.require_served().await?;
+        let base = self.repo.keys.seal_filter::<M>(base).await?;
         let filters = keyset.filters(base, self.after.as_ref(), may_be_null::<M>);
         Ok((keyset, filters))
     }

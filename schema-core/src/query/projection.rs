@@ -165,3 +165,19 @@ fn read_view<M: Document, P: Projection<M>>(raw: &RawDocument) -> Result<P> {
     }
     crate::model::codec::decode_named::<P>(&view, raw, P::VIEW_NAME, M::COLLECTION)
 }
+
+/// A view's field holds its model's field's type `T` (an encrypted field's
+/// too: a view of it is decrypted as the model's documents are). Checked
+/// by the `Projection` derive.
+#[diagnostic::on_unimplemented(
+    message = "the view's field is not of the model's field's type: the model's is `{Self}`, the view's `{T}`",
+    label = "the view's type",
+    note = "give the view's field the type the model declares for it"
+)]
+pub trait ViewOf<M, T> {}
+impl<M, T, P> ViewOf<M, T> for crate::typed::field::Field<M, T, P> {}
+impl<M, T, A> ViewOf<M, T> for crate::typed::field::EncryptedField<M, T, A> {}
+
+/// For generated code: `_field` (a model's field constant) holds a `T`.
+#[doc(hidden)]
+pub fn assert_view_field<M, T, F: ViewOf<M, T>>(_field: &F) {}

@@ -11,7 +11,6 @@ use mongodb::{ClientSession, Cursor, SessionCursor};
 use crate::crypt::Keys;
 use crate::error::{Error, Result};
 use crate::model::Document;
-use crate::query::projection::Projection;
 
 /// The documents a query returns, as a [`Stream`] of `Result<T>`.
 ///
@@ -65,16 +64,14 @@ impl<'a, T: Send + 'a> DocStream<'a, T> {
     pub(crate) fn unsealed<M: Document>(
         cursor: Cursor<RawDocumentBuf>,
         keys: Keys,
+        read: fn(&RawDocument) -> Result<T>,
         err: impl Fn(mongodb::error::Error) -> Error + Send + 'a,
-    ) -> Self
-    where
-        T: Projection<M>,
-    {
+    ) -> Self {
         let inner = cursor
             .map(move |item| item.map_err(&err))
             .then(move |item| {
                 let keys = keys.clone();
-                async move { open::<M, T>(&keys, item?).await }
+                async move { open::<M, T>(&keys, item?, read).await }
             });
         DocStream {
             inner: inner.boxed(),
@@ -87,11 +84,9 @@ impl<'a, T: Send + 'a> DocStream<'a, T> {
         cursor: SessionCursor<RawDocumentBuf>,
         session: &'a mut ClientSession,
         keys: Keys,
+        read: fn(&RawDocument) -> Result<T>,
         err: impl Fn(mongodb::error::Error) -> Error + Send + Sync + 'a,
-    ) -> Self
-    where
-        T: Projection<M>,
-    {
+    ) -> Self {
         let err = std::sync::Arc::new(err);
         let inner =
             futures_util::stream::unfold((cursor, session), move |(mut cursor, session)| {
@@ -99,7 +94,7 @@ impl<'a, T: Send + 'a> DocStream<'a, T> {
                 async move {
                     let item = cursor.next(session).await?;
                     let item = match item.map_err(|e| err(e)) {
-                        Ok(raw) => open::<M, T>(&keys, raw).await,
+                        Ok(raw) => open::<M, T>(&keys, raw, read).await,
                         Err(e) => Err(e),
                     };
                     Some((item, (cursor, session)))
@@ -143,8 +138,13 @@ impl<T> std::fmt::Debug for DocStream<'_, T> {
     }
 }
 
-/// A stored document of `M`, its encrypted fields decrypted, read as `P`.
-async fn open<M: Document, P: Projection<M>>(keys: &Keys, raw: RawDocumentBuf) -> Result<P> {
+/// A stored document of `M` (or a view of it), its encrypted fields
+/// decrypted, read by `read`.
+async fn open<M: Document, T>(
+    keys: &Keys,
+    raw: RawDocumentBuf,
+    read: fn(&RawDocument) -> Result<T>,
+) -> Result<T> {
     let raw = keys.unseal::<M>(raw).await?;
-    P::read(&raw).map_err(crate::crypt::redact::<M>)
+    read(&raw).map_err(crate::crypt::redact::<M>)
 }

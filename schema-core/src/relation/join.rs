@@ -88,9 +88,11 @@ use crate::error::{Error, Result};
 use crate::exec::action::Action;
 use crate::model::codec::decode;
 use crate::model::Document;
+use crate::query::kept::Kept;
 use crate::query::lookup::{child_of, parent_of, Lookup};
 use crate::query::{Cursor, Find, Page};
 use crate::relation::reference::Children;
+use crate::repo::Repo;
 use crate::typed::field::RefField;
 
 pub use crate::query::lookup::JoinPlan;
@@ -107,6 +109,32 @@ fn lookup_of<C, T, P: Document>(field: &RefField<C, T, P>) -> Lookup {
 fn pair<C: Document, P: Document>(joined: &RawDocument) -> Result<(C, Option<P>)> {
     let child = decode::<C>(child_of(joined)?)?;
     let parent = parent_of(joined)?.map(decode::<P>).transpose()?;
+    Ok((child, parent))
+}
+
+/// Decodes a joined document's child alone (its parent already read).
+fn child_alone<C: Document, P>(joined: &RawDocument) -> Result<(C, Option<P>)> {
+    Ok((decode::<C>(child_of(joined)?)?, None))
+}
+
+/// Whether a joined document may hold ciphertext, on either side.
+fn may_be_sealed<C: Document, P: Document>() -> bool {
+    crate::model::cache::may_be_sealed::<C>() || crate::model::cache::may_be_sealed::<P>()
+}
+
+/// A joined document read into its (child, parent) pair, the encrypted
+/// fields of both decrypted with the children's repository's handle.
+/// With `parent` false, the child alone.
+async fn open_pair<C: Document, P: Document>(
+    repo: &Repo<C>,
+    joined: RawDocumentBuf,
+    parent: bool,
+) -> Result<(C, Option<P>)> {
+    let child = repo.open_as::<C>(child_of(&joined)?.to_owned()).await?;
+    let parent = match parent_of(&joined)?.filter(|_| parent) {
+        Some(parent) => Some(repo.open_as::<P>(parent.to_owned()).await?),
+        None => None,
+    };
     Ok((child, parent))
 }
 
@@ -145,13 +173,14 @@ impl<'a, C: Document, P: Document> WithParents<'a, C, P> {
             "page_with_parents",
             (),
             move |s, ()| async move {
-                let mut items = Vec::new();
+                let repo = find.repo();
+                let mut items = Kept::new(may_be_sealed::<C, P>());
                 let next = find
                     .page_each(s, size.max(1), Some(&lookup), |joined| {
-                        items.push(pair::<C, P>(joined)?);
-                        Ok(())
+                        items.take(joined, pair::<C, P>)
                     })
                     .await?;
+                let items = items.open(|joined| open_pair(repo, joined, true)).await?;
                 Ok(Page { items, next })
             },
         );
@@ -227,17 +256,30 @@ impl<'r, C: Document, T, P: Document> Children<'r, C, T, P> {
 
     async fn family(self, mut session: Option<&mut ClientSession>) -> Result<Family<P, C>> {
         let lookup = self.lookup();
-        let mut parent = None;
-        let mut children = Vec::new();
+        // The parent is read from the first joined document (every one
+        // holds it).
+        let mut pairs = Kept::new(may_be_sealed::<C, P>());
+        let mut first = true;
         let next = self
             .page_each(session.as_deref_mut(), Some(&lookup), |joined| {
-                children.push(decode::<C>(child_of(joined)?)?);
-                if parent.is_none() {
-                    parent = parent_of(joined)?.map(decode::<P>).transpose()?;
-                }
-                Ok(())
+                let read = if std::mem::take(&mut first) {
+                    pair::<C, P>
+                } else {
+                    child_alone::<C, P>
+                };
+                pairs.take(joined, read)
             })
             .await?;
+        let (repo, mut first) = (self.repo(), true);
+        let pairs = pairs
+            .open(|joined| open_pair(repo, joined, std::mem::take(&mut first)))
+            .await?;
+        let mut parent = None;
+        let mut children = Vec::with_capacity(pairs.len());
+        for (child, its_parent) in pairs {
+            children.push(child);
+            parent = parent.or(its_parent);
+        }
         if children.is_empty() {
             parent = self.parent_alone(session).await?;
         }
@@ -258,6 +300,9 @@ impl<'r, C: Document, T, P: Document> Children<'r, C, T, P> {
         let find = parents.find_one(doc! { "_id": id });
         let found = crate::txn::with_session!(find, session)
             .map_err(|e| Error::from_server(e, "find in", P::COLLECTION))?;
-        found.as_deref().map(decode::<P>).transpose()
+        match found {
+            Some(raw) => self.repo().open_as::<P>(raw).await.map(Some),
+            None => Ok(None),
+        }
     }
 }

@@ -13,6 +13,7 @@ use crate::model::codec::field_error;
 use crate::model::index::{Direction, IndexOrigin};
 use crate::model::Document;
 use crate::query::explain::{explain_find, FindShape, PlanSummary};
+use crate::query::kept::Kept;
 use crate::query::keyset::{may_be_null, Cursor, Keyset, Page};
 use crate::query::lookup::{child_of, Lookup, PageStep};
 use crate::repo::Repo;
@@ -253,12 +254,14 @@ impl<'r, C: Document, T, P> Children<'r, C, T, P> {
     }
 
     async fn page_opt(&self, session: Option<&mut ClientSession>) -> Result<Page<C>> {
-        let mut items = Vec::new();
+        let mut items = Kept::new(crate::model::cache::may_be_sealed::<C>());
         let next = self
             .page_each(session, None, |raw| {
-                items.push(crate::model::codec::decode::<C>(raw)?);
-                Ok(())
+                items.take(raw, crate::model::codec::decode::<C>)
             })
+            .await?;
+        let items = items
+            .open(async |raw| self.repo.open_one(raw).await)
             .await?;
         Ok(Page { items, next })
     }
