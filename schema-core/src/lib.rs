@@ -269,7 +269,7 @@ pub mod __private {
     pub use crate::model::{Document, Embedded};
     pub use crate::query::projection::assert_view_field;
     pub use crate::query::Projection;
-    pub use crate::relation::copies::{assert_copy_many, assert_copy_one};
+    pub use crate::relation::copies::{assert_copy_many, assert_copy_one, source_encrypted};
     pub use crate::relation::Relation;
     pub use crate::typed::field::{
         CustomSerializer, EmbedField, Field, Keep, LinkField, RefField, TagField,

@@ -10,6 +10,7 @@
 mod support;
 
 mod changes;
+mod copies;
 mod corpus;
 mod explicit;
 mod fields;

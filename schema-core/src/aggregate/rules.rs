@@ -168,20 +168,65 @@ pub mod check {
         }
     }
 
+    /// What a group reads: a field of the model (or of an earlier row)
+    /// holding a `Value`.
+    #[diagnostic::on_unimplemented(
+        message = "a group reads a field holding a value, and `{Self}` is not one",
+        label = "not a field a group can read",
+        note = "name a field of the model that holds a plain value (a path through a sub-document reaches its fields)"
+    )]
+    pub trait Grouped {
+        /// The field's type.
+        type Value;
+        /// The stored path.
+        fn path(&self) -> &'static str;
+    }
+
+    impl<M, T, P> Grouped for Field<M, T, P> {
+        type Value = T;
+        fn path(&self) -> &'static str {
+            self.name()
+        }
+    }
+
+    /// An encrypted field is read by no group: see [`NotEncrypted`].
+    impl<M, T, A: NotEncrypted> Grouped for crate::typed::field::EncryptedField<M, T, A> {
+        type Value = T;
+        fn path(&self) -> &'static str {
+            self.name()
+        }
+    }
+
+    /// Implemented by no encryption algorithm: the server holds an
+    /// encrypted field's ciphertext, which no group key or accumulator can
+    /// read.
+    #[diagnostic::on_unimplemented(
+        message = "an encrypted field cannot be grouped or accumulated: the server holds its ciphertext, which it cannot group, count, sum or compare",
+        label = "an `#[encrypt]` field",
+        note = "group on the model's plain fields, and read the encrypted ones with `find` or a filtered `aggregate()` of the documents, which decrypt them"
+    )]
+    pub trait NotEncrypted {}
+
     /// Any field of the model: a typed path the model does not have does
     /// not compile.
-    pub fn operand<M, T, P>(field: &Field<M, T, P>) -> Operand<T> {
-        of(field.name())
+    pub fn operand<F: Grouped>(field: &F) -> Operand<F::Value> {
+        of(field.path())
     }
 
     /// A numeric field (`sum`, `avg`).
-    pub fn numeric<M, T: Numeric, P>(field: &Field<M, T, P>) -> Operand<T> {
-        of(field.name())
+    pub fn numeric<F: Grouped>(field: &F) -> Operand<F::Value>
+    where
+        F::Value: Numeric,
+    {
+        of(field.path())
     }
 
     /// A date field (a key with `trunc`).
-    pub fn date<M, T: Date, P>(field: &Field<M, T, P>) -> Operand<T> {
-        of(field.name())
+    pub fn date<F: Grouped>(field: &F) -> Operand<F::Value>
+    where
+        F::Value: Date,
+    {
+        of(field.path())
     }
 
     /// The product of two numeric operands.

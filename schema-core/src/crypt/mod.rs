@@ -40,7 +40,7 @@
 //! # }
 //! ```
 
-mod earlier;
+mod anywhere;
 mod handle;
 mod hooks;
 mod key_vault;

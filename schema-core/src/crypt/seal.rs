@@ -44,8 +44,8 @@ impl Keys {
         self.0.as_ref().ok_or_else(|| {
             subject.failed(
                 action,
-                "the repository has no encryption handle: give it one with \
-                 `Repo::with_encryption(..)`; nothing was sent",
+                "no encryption handle was given: give one with `with_encryption(..)` (of the \
+                 `Repo`, the `Copies` or the `CopyFollower`); nothing was sent",
             )
         })
     }
@@ -84,7 +84,7 @@ impl Keys {
     /// holds decrypted, and its values in clear left for its upgrade (see
     /// `earlier`).
     pub(crate) async fn unseal<M: Document>(&self, raw: RawDocumentBuf) -> Result<RawDocumentBuf> {
-        if super::earlier::is_earlier::<M>(&raw) {
+        if super::anywhere::is_earlier::<M>(&raw) {
             return self.unseal_earlier::<M>(raw).await;
         }
         let fields = sealed::<M>();

@@ -83,12 +83,35 @@ impl<T> CopyOne<T> for Option<T> {}
 pub trait CopyMany<T> {}
 impl<T> CopyMany<T> for Vec<T> {}
 
+/// A field a copy can follow: a model's field of type `T`, in clear or
+/// encrypted (whose copy must be encrypted too).
+#[diagnostic::on_unimplemented(
+    message = "a copy follows a field of the source model holding a value, and `{Self}` is not one",
+    label = "not a field a copy can follow"
+)]
+pub trait CopySource<M, T> {
+    /// Whether the source field is encrypted.
+    const ENCRYPTED: bool;
+}
+impl<M, T, P> CopySource<M, T> for Field<M, T, P> {
+    const ENCRYPTED: bool = false;
+}
+impl<M, T, A> CopySource<M, T> for crate::typed::field::EncryptedField<M, T, A> {
+    const ENCRYPTED: bool = true;
+}
+
 /// For generated code: `H` holds a copy of the field `_source` (a type
 /// mismatch here names the holder's type and the source field's).
-pub fn assert_copy_one<H: CopyOne<T>, M, T, P>(_source: &Field<M, T, P>) {}
+pub fn assert_copy_one<H: CopyOne<T>, M, T, S: CopySource<M, T>>(_source: &S) {}
 
 /// For generated code: `H` holds the copies of many `_source` values.
-pub fn assert_copy_many<H: CopyMany<T>, M, T, P>(_source: &Field<M, T, P>) {}
+pub fn assert_copy_many<H: CopyMany<T>, M, T, S: CopySource<M, T>>(_source: &S) {}
+
+/// For generated code: whether the field `_source` is encrypted (so its
+/// copy must be).
+pub const fn source_encrypted<M, T, S: CopySource<M, T>>(_source: &S) -> bool {
+    S::ENCRYPTED
+}
 
 /// The copies of holder model `H` (see the module docs).
 pub struct Copies<H: Document> {
@@ -97,6 +120,7 @@ pub struct Copies<H: Document> {
     stamp: Stamp,
     txn: TxnConfig,
     state: TxnState,
+    keys: crate::crypt::Keys,
     _holder: std::marker::PhantomData<fn() -> H>,
 }
 
@@ -127,8 +151,26 @@ impl<H: Document> Copies<H> {
             stamp: Stamp::of::<H>(),
             txn: TxnConfig::default(),
             state: TxnState::default(),
+            keys: crate::crypt::Keys::default(),
             _holder: std::marker::PhantomData,
         }
+    }
+
+    /// Reads and writes encrypted copies with `crypt`: a copy of an
+    /// encrypted field (declared `#[encrypt(..)]` too, which the compiler
+    /// checks) is computed from its sources' decrypted values, compared in
+    /// clear and written encrypted under the holder's key; the source's
+    /// `update` goes through a repository with the same handle.
+    #[cfg(feature = "encryption")]
+    pub fn with_encryption(mut self, crypt: crate::crypt::Encryption) -> Self {
+        self.keys = crate::crypt::Keys::new(crypt);
+        self
+    }
+
+    /// The encryption handle (see `with_encryption`), for the follower.
+    #[cfg(feature = "encryption")]
+    pub(crate) fn set_keys(&mut self, keys: crate::crypt::Keys) {
+        self.keys = keys;
     }
 
     /// The retry policy of its transactions (the helpers' default otherwise).
@@ -178,7 +220,8 @@ impl<H: Document> Copies<H> {
                 // A copy a consumer follows is refreshed after the commit
                 // (`CopyFollower`): the transaction changes the source only.
                 specs.retain(|s| s.follow == CopyFollow::Transaction);
-                let source = Repo::<S>::new(&self.db);
+                let mut source = Repo::<S>::new(&self.db);
+                source.keys = self.keys.clone();
                 let key = crate::model::codec::id_to_bson::<S>(id)?;
                 let own = session.is_none();
                 let context = (self, &source, id, &update, specs.clone(), key.clone());
@@ -250,6 +293,7 @@ impl<H: Document> Copies<H> {
             db: &self.db,
             holder: H::COLLECTION,
             specs: &self.specs,
+            keys: &self.keys,
         }
     }
 
@@ -340,7 +384,8 @@ impl<H: Document> Copies<H> {
             if holder.get(spec.field) == Some(&want) {
                 continue;
             }
-            let mut update = doc! { "$set": { spec.field: want } };
+            let update = doc! { "$set": { spec.field: want } };
+            let mut update = self.keys.seal_update::<H>(update).await?;
             self.stamp.apply(&mut update, false)?;
             let filter = doc! { "_id": id.clone() };
             with_session!(coll.update_one(filter, update), session.as_deref_mut())
@@ -358,6 +403,8 @@ pub(crate) struct CopyReader<'a> {
     /// The holders' collection.
     pub(crate) holder: &'static str,
     pub(crate) specs: &'a [CopySpec],
+    /// Decrypts the encrypted copies and sources it reads.
+    pub(crate) keys: &'a crate::crypt::Keys,
 }
 
 impl CopyReader<'_> {
@@ -400,9 +447,13 @@ impl CopyReader<'_> {
         }
         let coll = self.db.collection::<BsonDocument>(self.holder);
         let find = coll.find(filter).projection(projection);
-        crate::exec::cursor::collect(find, session)
+        let mut holders = crate::exec::cursor::collect(find, session)
             .await
-            .map_err(|e| Error::from_server(e, "find in", self.holder))
+            .map_err(|e| Error::from_server(e, "find in", self.holder))?;
+        for holder in &mut holders {
+            self.keys.open_all(holder, self.holder).await?;
+        }
+        Ok(holders)
     }
 
     /// What each holder's copy should be (`None`: leave it, its source is
@@ -437,7 +488,8 @@ impl CopyReader<'_> {
             let found = crate::exec::cursor::collect(find, session.as_deref_mut())
                 .await
                 .map_err(|e| Error::from_server(e, "find in", spec.source))?;
-            for source in found {
+            for mut source in found {
+                self.keys.open_all(&mut source, spec.source).await?;
                 let value = source.get(spec.source_field).cloned().unwrap_or(Bson::Null);
                 if let Some(id) = source.get("_id") {
                     values.insert(key(id), value);

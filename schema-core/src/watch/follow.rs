@@ -149,6 +149,17 @@ impl<H: Document, S: Document> CopyFollower<H, S> {
         }
     }
 
+    /// Follows encrypted copies with `crypt`: the source's changes are
+    /// read decrypted, and the copies computed and written as
+    /// [`Copies::with_encryption`] does.
+    #[cfg(feature = "encryption")]
+    pub fn with_encryption(mut self, crypt: crate::crypt::Encryption) -> Self {
+        let keys = crate::crypt::Keys::new(crypt);
+        self.copies.set_keys(keys.clone());
+        self.consumer.set_keys(keys);
+        self
+    }
+
     /// Refreshes at most `holders` holders per transaction (at least 1).
     pub fn batch(mut self, holders: usize) -> Self {
         self.batch = holders.max(1);

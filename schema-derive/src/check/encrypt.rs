@@ -25,7 +25,7 @@ pub(super) fn check(cx: &Ctxt, input: &Input) {
         not_a_relation(cx, field, encrypt);
         not_a_shard_key(cx, input, field, encrypt);
         not_a_series_or_bucket_field(cx, input, field, encrypt);
-        not_a_stamp_or_copy(cx, input, field, encrypt);
+        not_a_stamp(cx, input, field, encrypt);
         random_takes_no_index(cx, input, field, encrypt);
     }
 }
@@ -110,8 +110,8 @@ fn not_a_series_or_bucket_field(cx: &Ctxt, input: &Input, field: &Field, encrypt
 }
 
 /// The version and timestamp fields (the helpers stamp them with `$inc`
-/// and `$set`) and copies (written from their source's plain value).
-fn not_a_stamp_or_copy(cx: &Ctxt, input: &Input, field: &Field, encrypt: &EncryptAttr) {
+/// and `$set`).
+fn not_a_stamp(cx: &Ctxt, input: &Input, field: &Field, encrypt: &EncryptAttr) {
     let version = input
         .attrs
         .version
@@ -119,13 +119,10 @@ fn not_a_stamp_or_copy(cx: &Ctxt, input: &Input, field: &Field, encrypt: &Encryp
         .is_some_and(|(v, _)| *v == field.name);
     let stamped = input.attrs.timestamps.is_some()
         && matches!(field.name.as_str(), "created_at" | "updated_at");
-    let copy = field.copy.as_ref();
     let what = if version {
-        "the `version` field, which every update increments on the server".to_owned()
+        "the `version` field, which every update increments on the server"
     } else if stamped {
-        "a `timestamps` field, which every write sets on the server".to_owned()
-    } else if let Some(copy) = copy {
-        format!("a `#[{}]`, written from its source's value", copy.name())
+        "a `timestamps` field, which every write sets on the server"
     } else {
         return;
     };

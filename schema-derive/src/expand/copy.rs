@@ -43,12 +43,25 @@ pub fn checks(input: &Input) -> TokenStream {
         };
         let value = quote_spanned!(source_field.span()=> &<#source as #p::Document>::FIELDS.#source_field);
         let bound = bound_check(input, field);
+        // A copy of an encrypted field is encrypted too (`Copies` writes
+        // it sealed), never its value in clear.
+        let sealed = (field.encrypt.is_none()).then(|| {
+            let message = format!(
+                "`{}` copies `{}`, an encrypted field: declare the copy `#[encrypt(random)]` (or `deterministic`) too, so that it is not stored in clear",
+                field.name,
+                source_field.unraw()
+            );
+            quote_spanned! {source_field.span()=>
+                const _: () = ::core::assert!(!#at::source_encrypted(#value), #message);
+            }
+        });
         Some(quote! {
             const _: () = {
                 fn __copy_type() {
                     #assert(#value);
                 }
                 #bound
+                #sealed
             };
         })
     });

@@ -84,6 +84,7 @@ impl Schema {
                     db,
                     holder: model.collection,
                     specs: &model.copies,
+                    keys: &self.keys,
                 };
                 check.copies.push(CopyCheck {
                     collection: model.collection,

@@ -131,6 +131,13 @@ impl<M: Document> std::fmt::Debug for Consumer<M> {
 }
 
 impl<M: Document> Consumer<M> {
+    /// The encryption handle its reads decrypt with (see
+    /// [`CopyFollower::with_encryption`](crate::CopyFollower::with_encryption)).
+    #[cfg(feature = "encryption")]
+    pub(crate) fn set_keys(&mut self, keys: crate::crypt::Keys) {
+        self.repo.keys = keys;
+    }
+
     /// The consumer `name` of `repo`'s changes (its position is the
     /// document `name` of [`CONSUMERS`] in the repository's database), with
     /// the default [`Lease`], the repository's retry policy and transaction

@@ -1,10 +1,12 @@
-//! Documents stored at an earlier version of a model: their shape is an
-//! earlier one's, whose fields may have been encrypted elsewhere (or not
-//! at all, when this version encrypts a field the earlier one held in
-//! clear). Every ciphertext they hold, at any depth, is decrypted (its
-//! data key is named by the id it carries); a value in clear is left as
-//! it is, for the upgrade steps to read. Their upgrade is written back
-//! sealed as the current shape declares (see `evolution::migrate`).
+//! Ciphertexts found anywhere in a document, not where a model declares
+//! them: in a document stored at an earlier version of a model (its shape
+//! is an earlier one's, whose fields may have been encrypted elsewhere, or
+//! not at all when this version encrypts a field the earlier one held in
+//! clear; its upgrade is written back sealed as the current shape
+//! declares, see `evolution::migrate`), and in the values a copy reads
+//! from its sources and its holders (see `relation::copies`). Each is
+//! decrypted by the data key whose id it carries; a value in clear is left
+//! as it is.
 
 use bson::spec::BinarySubtype;
 use bson::{Bson, Document as BsonDocument, RawBsonRef, RawDocument, RawDocumentBuf};
@@ -31,31 +33,38 @@ impl Keys {
         if !holds_ciphertext(&raw) {
             return Ok(raw);
         }
-        let invalid = |path: &str| {
+        let invalid = || {
             Subject {
                 model: Some(M::NAME),
-                field: Some(path),
+                field: None,
                 key: "",
             }
             .failed("decrypt", "the stored document is not valid BSON")
         };
-        let mut doc = BsonDocument::try_from(raw.as_ref()).map_err(|_| invalid(""))?;
+        let mut doc = BsonDocument::try_from(raw.as_ref()).map_err(|_| invalid())?;
+        self.open_all(&mut doc, M::NAME).await?;
+        RawDocumentBuf::try_from(&doc).map_err(|_| invalid())
+    }
+
+    /// Every ciphertext of `doc` (read from `model`'s documents, as its
+    /// errors name them), at any depth, decrypted in place.
+    pub(crate) async fn open_all(&self, doc: &mut BsonDocument, model: &'static str) -> Result<()> {
         let mut values = Vec::new();
-        ciphertexts(&mut doc, "", &mut values);
+        ciphertexts(doc, "", &mut values);
         for (path, value) in values {
             let Bson::Binary(sealed) = &*value else {
                 continue;
             };
             let key = key_id_text(sealed);
             let subject = Subject {
-                model: Some(M::NAME),
+                model: Some(model),
                 field: Some(&path),
                 key: &key,
             };
             let crypt = self.handle_for(subject, "decrypt")?;
             *value = crypt.decrypt_as(sealed, subject).await?;
         }
-        RawDocumentBuf::try_from(&doc).map_err(|_| invalid(""))
+        Ok(())
     }
 }
 
