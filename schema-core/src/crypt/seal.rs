@@ -7,7 +7,7 @@
 //! encrypted fields is refused, never written or queried in plain text.
 
 use bson::spec::BinarySubtype;
-use bson::{Bson, Document as BsonDocument, RawDocumentBuf};
+use bson::{Bson, Document as BsonDocument, RawBsonRef, RawDocument, RawDocumentBuf};
 
 use super::handle::{Algorithm, Encryption};
 use super::subject::Subject;
@@ -60,6 +60,12 @@ impl Keys {
         }
         let invalid =
             || subject::<M>(&fields[0]).failed("encrypt", "the document is not valid BSON");
+        if fields.iter().all(|f| !f.path.contains('.')) {
+            return self
+                .seal_top::<M>(&raw, fields)
+                .await
+                .map_err(|e| e.unwrap_or_else(invalid));
+        }
         let mut doc = BsonDocument::try_from(raw.as_ref()).map_err(|_| invalid())?;
         for field in fields {
             let mut values = Vec::new();
@@ -93,6 +99,12 @@ impl Keys {
         }
         let invalid =
             || subject::<M>(&fields[0]).failed("decrypt", "the stored document is not valid BSON");
+        if fields.iter().all(|f| !f.path.contains('.')) {
+            return self
+                .unseal_top::<M>(&raw, fields)
+                .await
+                .map_err(|e| e.unwrap_or_else(invalid));
+        }
         let mut doc = BsonDocument::try_from(raw.as_ref()).map_err(|_| invalid())?;
         for field in fields {
             let mut values = Vec::new();
@@ -101,19 +113,72 @@ impl Keys {
                 let sealed = match value {
                     Bson::Null => continue,
                     Bson::Binary(bin) if bin.subtype == BinarySubtype::Encrypted => bin,
-                    _ => {
-                        return Err(subject::<M>(field).failed(
-                            "decrypt",
-                            "the stored value is not encrypted (BSON binary subtype 6 \
-                             expected): it was written without the encryption",
-                        ))
-                    }
+                    _ => return Err(in_clear::<M>(field)),
                 };
                 let crypt = self.handle::<M>("decrypt", field)?;
                 *value = crypt.decrypt_as(sealed, subject::<M>(field)).await?;
             }
         }
         RawDocumentBuf::try_from(&doc).map_err(|_| invalid())
+    }
+
+    /// [`seal`](Self::seal) of a model whose encrypted fields are all
+    /// top-level: the document copied element by element, each encrypted
+    /// one encrypted, without decoding the rest (`Err(None)`: not valid
+    /// BSON).
+    async fn seal_top<M: Document>(
+        &self,
+        raw: &RawDocument,
+        fields: &'static [EncryptedSpec],
+    ) -> std::result::Result<RawDocumentBuf, Option<Error>> {
+        let mut out = RawDocumentBuf::new();
+        for element in raw.iter() {
+            let (key, value) = element.map_err(|_| None)?;
+            let field = fields.iter().find(|f| f.path == key.as_str());
+            let sealed =
+                matches!(value, RawBsonRef::Binary(bin) if bin.subtype == BinarySubtype::Encrypted);
+            match field {
+                Some(field) if !sealed && !matches!(value, RawBsonRef::Null) => {
+                    let crypt = self.handle::<M>("encrypt", field)?;
+                    let subject = subject::<M>(field);
+                    let binary = crypt
+                        .encrypt_raw(bson::RawBson::from(value), field.algorithm, subject)
+                        .await?;
+                    out.append(key, bson::RawBson::Binary(binary));
+                }
+                _ => out.append(key, value),
+            }
+        }
+        Ok(out)
+    }
+
+    /// [`unseal`](Self::unseal) of a model whose encrypted fields are all
+    /// top-level: the document copied element by element, each encrypted
+    /// one decrypted, without decoding the rest (`Err(None)`: not valid
+    /// BSON).
+    async fn unseal_top<M: Document>(
+        &self,
+        raw: &RawDocument,
+        fields: &'static [EncryptedSpec],
+    ) -> std::result::Result<RawDocumentBuf, Option<Error>> {
+        let mut out = RawDocumentBuf::new();
+        for element in raw.iter() {
+            let (key, value) = element.map_err(|_| None)?;
+            let Some(field) = fields.iter().find(|f| f.path == key.as_str()) else {
+                out.append(key, value);
+                continue;
+            };
+            match value {
+                RawBsonRef::Null => out.append(key, value),
+                RawBsonRef::Binary(bin) if bin.subtype == BinarySubtype::Encrypted => {
+                    let crypt = self.handle::<M>("decrypt", field)?;
+                    let open = crypt.decrypt_raw(bin.bytes, subject::<M>(field)).await?;
+                    out.append(key, open);
+                }
+                _ => return Err(Some(in_clear::<M>(field))),
+            }
+        }
+        Ok(out)
     }
 
     /// A change stream's event of `M` with its documents (`fullDocument`,
@@ -233,6 +298,15 @@ impl std::fmt::Debug for Keys {
             None => f.write_str("no encryption"),
         }
     }
+}
+
+/// The refusal of `field` of `M` stored in clear.
+fn in_clear<M: Document>(field: &'static EncryptedSpec) -> Error {
+    subject::<M>(field).failed(
+        "decrypt",
+        "the stored value is not encrypted (BSON binary subtype 6 expected): it was written \
+         without the encryption",
+    )
 }
 
 /// What an operation on `field` of `M` is about.

@@ -44,9 +44,19 @@ impl Encryption {
         algorithm: Algorithm,
         subject: Subject<'_>,
     ) -> Result<Binary> {
-        let failed = |err: mongocrypt::error::Error| subject.failed("encrypt", reason(&err));
         let raw = RawBson::try_from(value.clone())
             .map_err(|_| subject.failed("encrypt", "the value cannot be held in BSON"))?;
+        self.encrypt_raw(raw, algorithm, subject).await
+    }
+
+    /// [`encrypt_as`](Self::encrypt_as) of a raw value.
+    pub(crate) async fn encrypt_raw(
+        &self,
+        raw: RawBson,
+        algorithm: Algorithm,
+        subject: Subject<'_>,
+    ) -> Result<Binary> {
+        let failed = |err: mongocrypt::error::Error| subject.failed("encrypt", reason(&err));
         let ctx = self
             .crypt
             .ctx_builder()
@@ -70,15 +80,21 @@ impl Encryption {
                 "the stored value is not encrypted (BSON binary subtype 6 expected)",
             ));
         }
+        Bson::try_from(self.decrypt_raw(&value.bytes, subject).await?)
+            .map_err(|_| subject.failed("decrypt", "the decrypted value is not valid BSON"))
+    }
+
+    /// The value the ciphertext `bytes` (a subtype-6 binary's) holds, as
+    /// raw BSON.
+    pub(crate) async fn decrypt_raw(&self, bytes: &[u8], subject: Subject<'_>) -> Result<RawBson> {
         let ctx = self
             .crypt
             .ctx_builder()
-            .build_explicit_decrypt(&value.bytes)
+            .build_explicit_decrypt(bytes)
             .map_err(|err| subject.failed("decrypt", reason(&err)))?;
         let out = self.run(ctx, "decrypt", subject).await?;
         match out.get("v") {
-            Ok(Some(v)) => Bson::try_from(RawBson::from(v))
-                .map_err(|_| subject.failed("decrypt", "the decrypted value is not valid BSON")),
+            Ok(Some(v)) => Ok(RawBson::from(v)),
             _ => Err(subject.failed("decrypt", "libmongocrypt returned no value")),
         }
     }

@@ -86,8 +86,9 @@ impl<T> CopyMany<T> for Vec<T> {}
 /// A field a copy can follow: a model's field of type `T`, in clear or
 /// encrypted (whose copy must be encrypted too).
 #[diagnostic::on_unimplemented(
-    message = "a copy follows a field of the source model holding a value, and `{Self}` is not one",
-    label = "not a field a copy can follow"
+    message = "the copy's type is not the source field's: the source is `{Self}`, the copy holds `{T}`",
+    label = "the source field, of another type",
+    note = "give the copy the source field's type (or an `Option` of it; through a link, a `Vec` of it)"
 )]
 pub trait CopySource<M, T> {
     /// Whether the source field is encrypted.
