@@ -110,7 +110,8 @@ pub use write::{
 };
 
 // Relations: children, joins, many-to-many links, copies, deletes, checks.
-pub use relation::copies::{Copies, CopyOne, CopyReport};
+pub use relation::copies::{Copies, CopyReport};
+pub use relation::copy_types::CopyOne;
 pub use relation::delete::{Delete, Deleted, DEFAULT_DELETE_BATCH};
 pub use relation::join::{Family, JoinPlan, WithParent, WithParents};
 pub use relation::reference::DEFAULT_PAGE_SIZE;
@@ -269,7 +270,7 @@ pub mod __private {
     pub use crate::model::{Document, Embedded};
     pub use crate::query::projection::assert_view_field;
     pub use crate::query::Projection;
-    pub use crate::relation::copies::{assert_copy_many, assert_copy_one, source_encrypted};
+    pub use crate::relation::copy_types::{assert_copy_many, assert_copy_one, source_encrypted};
     pub use crate::relation::Relation;
     pub use crate::typed::field::{
         CustomSerializer, EmbedField, Field, Keep, LinkField, RefField, TagField,

@@ -106,6 +106,33 @@ async fn copies_of_encrypted_fields_are_read_in_clear_and_written_sealed() {
         .await
         .unwrap();
 
+    // The bound of an array encrypted whole is checked before sending
+    // (the server sees one ciphertext).
+    let err = teams
+        .insert(&Team {
+            id: "t2".into(),
+            doctors: vec![],
+            licenses: (0..6).map(|i| format!("LIC-{i}")).collect(),
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, schema_core::Error::OverBound { .. })
+            && err.to_string().contains("licenses"),
+        "{err:?}"
+    );
+    assert!(!err.to_string().contains("LIC-"), "{err}");
+    let six: Vec<String> = (0..6).map(|i| format!("LIC-{i}")).collect();
+    let err = teams
+        .update(&"t1".to_owned(), Team::FIELDS.licenses.set(&six))
+        .await
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("bound of 5") && !text.contains("LIC-"),
+        "{text}"
+    );
+
     // Refreshed from the sources: written sealed, read in clear.
     let copies = Copies::<Appointment>::new(&db).with_encryption(crypt.clone());
     assert!(copies.refresh(&"a1".to_owned()).await.unwrap());
@@ -179,4 +206,80 @@ async fn copies_of_encrypted_fields_are_read_in_clear_and_written_sealed() {
         .await
         .unwrap_err();
     assert!(err.to_string().contains("encryption handle"), "{err}");
+}
+
+/// A copy a consumer follows (`follow = "consumer"`), of an encrypted field.
+#[derive(Document, Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[document(collection = "rosters")]
+pub struct Roster {
+    #[serde(rename = "_id")]
+    pub id: String,
+    #[reference(index, to = Doctor)]
+    pub doctor: String,
+    #[copy(from = doctor, field = license, follow = "consumer")]
+    #[encrypt(random)]
+    pub license: Option<String>,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_follower_spawned_keeps_an_encrypted_copy_after_the_commit() {
+    use schema_core::{CopyFollower, CONSUMERS};
+    use std::time::{Duration, Instant};
+
+    let (_client, db, crypt) = setup("enc_follow", 72).await;
+    Schema::new()
+        .with::<Doctor>()
+        .with::<Roster>()
+        .with_encryption(crypt.clone())
+        .sync(&db)
+        .await
+        .unwrap();
+    let doctors = Repo::<Doctor>::new(&db).with_encryption(crypt.clone());
+    let rosters = Repo::<Roster>::new(&db).with_encryption(crypt.clone());
+    doctors.insert(&doctor(5)).await.unwrap();
+    rosters
+        .insert(&Roster {
+            id: "r1".into(),
+            doctor: "d5".into(),
+            license: Some("LIC-0005".into()),
+        })
+        .await
+        .unwrap();
+
+    let follower =
+        CopyFollower::<Roster, Doctor>::new("roster-licenses", &db).with_encryption(crypt.clone());
+    let stop = follower.stopper();
+    let task = tokio::spawn(async move { follower.run().await });
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let position = db
+            .collection::<BsonDocument>(CONSUMERS)
+            .find_one(doc! { "_id": "roster-licenses" })
+            .await
+            .unwrap();
+        if position.is_some_and(|p| p.get_document("token").is_ok()) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the follower never started");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    // The source alone changes in its transaction; the follower follows.
+    let renewed = "LIC-7777".to_owned();
+    Copies::<Roster>::new(&db)
+        .with_encryption(crypt.clone())
+        .update::<Doctor, _>(&"d5".to_owned(), || Doctor::FIELDS.license.set(&renewed))
+        .await
+        .unwrap();
+    loop {
+        let r1 = rosters.get(&"r1".to_owned()).await.unwrap().unwrap();
+        if r1.license.as_deref() == Some("LIC-7777") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the copy was never followed");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_sealed(&db, "rosters", "r1", "license").await;
+    stop.stop();
+    task.await.unwrap().unwrap();
 }

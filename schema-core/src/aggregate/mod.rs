@@ -68,6 +68,7 @@ mod merge;
 mod pipeline;
 mod row;
 mod rules;
+mod sealed;
 mod stored;
 
 pub use flow::{

@@ -327,22 +327,14 @@ impl<'a, M: Document, S: Flow> Aggregate<'a, M, S> {
         })
     }
 
-    /// The pipeline on a model with encrypted fields (see `crypt`): each
-    /// filter on its stored documents (before any group, join or unchecked
-    /// stage) has its equalities' operands encrypted, as `find`'s are (any
-    /// other condition on an encrypted field refused); a group reading an
-    /// encrypted field, and a join of documents with encrypted fields, are
-    /// refused before sending: the server holds their ciphertext.
+    /// The pipeline on a model with encrypted fields (see
+    /// [`sealed`](super::sealed)): each filter on its stored documents
+    /// (before any group, join or unchecked stage) has its equalities'
+    /// operands encrypted, as `find`'s are; a group reading an encrypted
+    /// field and a join of documents with encrypted fields are refused.
     async fn seal_stages(&mut self) -> Result<()> {
-        if S::joins_sealed() {
-            return Err(refused::<M>(
-                "a `lookup` would return encrypted fields undecrypted: join with \
-                 `find(..).with_parents(..)` or `children(..).with_parent()`, which decrypt both sides"
-                    .to_owned(),
-            ));
-        }
-        let fields = crate::model::cache::sealed::<M>();
-        if fields.is_empty() {
+        super::sealed::no_sealed_join::<M>(S::joins_sealed())?;
+        if crate::model::cache::sealed::<M>().is_empty() {
             return Ok(());
         }
         let mut stored = true;
@@ -353,28 +345,8 @@ impl<'a, M: Document, S: Flow> Aggregate<'a, M, S> {
                     *filter = self.repo.keys.seal_filter::<M>(plain).await?;
                 }
                 Stage::Group(row, spec, model, _) => {
-                    let reads = |path: &str| {
-                        fields.iter().find(|f| {
-                            path == f.path
-                                || path
-                                    .strip_prefix(f.path.as_str())
-                                    .is_some_and(|r| r.starts_with('.'))
-                                || f.path
-                                    .strip_prefix(path)
-                                    .is_some_and(|r| r.starts_with('.'))
-                        })
-                    };
-                    if let Some((path, field)) = spec
-                        .paths()
-                        .iter()
-                        .filter(|_| *model)
-                        .find_map(|path| reads(path).map(|f| (path, f)))
-                    {
-                        return Err(refused::<M>(format!(
-                            "`{row}` reads `{path}`, and `{}` is encrypted: the server holds its ciphertext, \
-                             which it cannot group, count, sum or compare; group on plain fields",
-                            field.path
-                        )));
+                    if *model {
+                        super::sealed::no_sealed_group::<M>(row, spec.paths())?;
                     }
                     stored = false;
                 }

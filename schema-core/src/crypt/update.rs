@@ -39,6 +39,7 @@ impl Keys {
             if matches!(value, Bson::Null) || is_sealed(value) {
                 continue;
             }
+            over_bound::<M>(field, value)?;
             let crypt = self.handle::<M>("encrypt", field)?;
             let sealed = crypt
                 .encrypt_as(value, field.algorithm, subject::<M>(field))
@@ -47,6 +48,30 @@ impl Keys {
         }
         Ok(update)
     }
+}
+
+/// An array (or map) encrypted whole holds at most its `#[embed(max)]`
+/// (the server sees one ciphertext, and cannot count its items).
+fn over_bound<M: Document>(field: &'static EncryptedSpec, value: &Bson) -> Result<()> {
+    let Some(max) = field.max else {
+        return Ok(());
+    };
+    let len = match value {
+        Bson::Array(items) => items.len(),
+        Bson::Document(map) => map.len(),
+        _ => return Ok(()),
+    };
+    if len <= max as usize {
+        return Ok(());
+    }
+    Err(subject::<M>(field).failed(
+        "update",
+        format!(
+            "`{}` would hold {len} items, over its bound of {max}, which the server cannot check \
+             on its ciphertext; nothing was sent",
+            field.path
+        ),
+    ))
 }
 
 /// The values `op` writes under `key` into encrypted fields, to encrypt in

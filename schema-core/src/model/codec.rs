@@ -37,6 +37,7 @@ pub(crate) fn encode<M: Document>(doc: &M) -> Result<RawDocumentBuf> {
         id_to_bson::<M>(doc.id()).unwrap_or_else(|_| Bson::String("(unserializable)".into()))
     })?;
     crate::model::limits::check::<M>(&raw, "nothing was sent")?;
+    crate::model::limits::check_sealed::<M>(&raw, "nothing was sent")?;
     Ok(raw)
 }
 

@@ -39,6 +39,9 @@ pub struct EncryptedDef {
     pub key: &'static str,
     /// How its values are encrypted.
     pub algorithm: Algorithm,
+    /// An array's (or map's) `#[embed(max = N)]`, encrypted whole: the
+    /// server sees one ciphertext, so the repository checks it.
+    pub max: Option<u32>,
 }
 
 /// An encrypted field below a sub-document field: its path relative to
@@ -49,14 +52,18 @@ pub struct EncryptedPath {
     pub path: String,
     /// How its values are encrypted.
     pub algorithm: Algorithm,
+    /// Its bound, when it is an array or map (see [`EncryptedDef::max`]).
+    pub max: Option<u32>,
 }
 
 impl EncryptedPath {
-    /// The field `path` of a sub-document type (generated code).
-    pub fn new(path: &str, algorithm: Algorithm) -> Self {
+    /// The field `path` of a sub-document type, its bound `max` (generated
+    /// code).
+    pub fn new(path: &str, algorithm: Algorithm, max: Option<u32>) -> Self {
         EncryptedPath {
             path: path.to_owned(),
             algorithm,
+            max,
         }
     }
 }
@@ -67,6 +74,7 @@ pub fn nest(out: &mut Vec<EncryptedPath>, field: &str, below: Vec<EncryptedPath>
     out.extend(below.into_iter().map(|e| EncryptedPath {
         path: format!("{field}.{}", e.path),
         algorithm: e.algorithm,
+        max: e.max,
     }));
 }
 
@@ -82,6 +90,8 @@ pub struct EncryptedSpec {
     pub key: String,
     /// How its values are encrypted.
     pub algorithm: Algorithm,
+    /// Its bound, when it is an array or map (see [`EncryptedDef::max`]).
+    pub max: Option<u32>,
 }
 
 /// A model's encrypted fields: its own (`own`), then those inside its
@@ -95,11 +105,13 @@ pub(crate) fn specs(
         path: f.path.to_owned(),
         key: f.key.to_owned(),
         algorithm: f.algorithm,
+        max: f.max,
     });
     let nested = nested.into_iter().map(|e| EncryptedSpec {
         key: format!("{collection}.{}", e.path),
         path: e.path,
         algorithm: e.algorithm,
+        max: e.max,
     });
     own.chain(nested).collect()
 }

@@ -329,6 +329,56 @@ pub(crate) fn check<M: Document>(raw: &RawDocument, doing: &'static str) -> Resu
     }
 }
 
+/// The bounds of `M`'s arrays and maps encrypted whole
+/// (`#[encrypt(random)]` beside `#[embed(max = N)]`): the validator sees
+/// one ciphertext and cannot count their items, so the document is checked
+/// here, before it is sealed; [`Error::OverBound`] naming the first over.
+pub(crate) fn check_sealed<M: Document>(raw: &RawDocument, doing: &'static str) -> Result<()> {
+    for spec in crate::model::cache::sealed::<M>() {
+        let Some(max) = spec.max.map(u64::from) else {
+            continue;
+        };
+        if let Some(len) = longest_at(RawBsonRef::Document(raw), &spec.path).filter(|n| *n > max) {
+            return Err(Error::OverBound {
+                collection: M::COLLECTION,
+                id: crate::error::raw_id(raw),
+                field: spec.path.clone(),
+                len,
+                max,
+                outcome: doing,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The most items (or entries) an array (or map) at the dotted `path` of
+/// `value` holds, through sub-documents and each item of an array on the
+/// way; `None` when there is none.
+fn longest_at(value: RawBsonRef<'_>, path: &str) -> Option<u64> {
+    let (first, rest) = match path.split_once('.') {
+        Some((first, rest)) => (first, Some(rest)),
+        None => (path, None),
+    };
+    match value {
+        RawBsonRef::Document(doc) => {
+            let at = doc.get(first).ok().flatten()?;
+            match (rest, at) {
+                (Some(rest), at) => longest_at(at, rest),
+                (None, RawBsonRef::Array(items)) => Some(items.into_iter().count() as u64),
+                (None, RawBsonRef::Document(map)) => Some(map.iter().count() as u64),
+                (None, _) => None,
+            }
+        }
+        RawBsonRef::Array(items) => items
+            .into_iter()
+            .flatten()
+            .filter_map(|item| longest_at(item, path))
+            .max(),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

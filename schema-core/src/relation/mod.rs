@@ -20,6 +20,7 @@
 //!   document per pair in a collection of its own.
 
 pub(crate) mod copies;
+pub(crate) mod copy_types;
 pub(crate) mod delete;
 pub(crate) mod join;
 pub(crate) mod many_to_many;

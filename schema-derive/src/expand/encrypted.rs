@@ -11,7 +11,7 @@ use syn::spanned::Spanned;
 
 use super::scope::{private, private_at};
 use crate::ast::{Field, Input};
-use crate::attr::EncryptKind;
+use crate::attr::{EncryptKind, FieldKind};
 
 /// The stored fields of the struct that `#[encrypt]` declares.
 fn encrypted<'a, 'b>(input: &'b Input<'a>) -> impl Iterator<Item = &'b Field<'a>> {
@@ -19,6 +19,18 @@ fn encrypted<'a, 'b>(input: &'b Input<'a>) -> impl Iterator<Item = &'b Field<'a>
         .struct_fields()
         .iter()
         .filter(|f| f.is_stored() && f.encrypt.is_some())
+}
+
+/// An encrypted array's or map's `#[embed(max = N)]`: `Some(N)`, else
+/// `None` (as tokens).
+fn bound(field: &Field) -> TokenStream {
+    match &field.kind {
+        FieldKind::Embed(embed) => match embed.max {
+            Some(max) => quote!(::core::option::Option::Some(#max)),
+            None => quote!(::core::option::Option::None),
+        },
+        _ => quote!(::core::option::Option::None),
+    }
 }
 
 fn algorithm(input: &Input, kind: EncryptKind) -> TokenStream {
@@ -38,8 +50,9 @@ pub fn table(input: &Input, collection: &str) -> TokenStream {
         let (name, path) = (&field.name, &field.stored);
         let key = format!("{collection}.{path}");
         let algorithm = algorithm(input, kind);
+        let max = bound(field);
         Some(quote! {
-            #p::EncryptedDef { field: #name, path: #path, key: #key, algorithm: #algorithm }
+            #p::EncryptedDef { field: #name, path: #path, key: #key, algorithm: #algorithm, max: #max }
         })
     });
     quote!(&[#(#rows),*])
@@ -83,7 +96,8 @@ fn paths_fn(input: &Input, name: TokenStream, own: bool) -> TokenStream {
         match &field.encrypt {
             Some(encrypt) if own => {
                 let algorithm = algorithm(input, encrypt.kind);
-                pushes.push(quote!(out.push(#p::EncryptedPath::new(#path, #algorithm));));
+                let max = bound(field);
+                pushes.push(quote!(out.push(#p::EncryptedPath::new(#path, #algorithm, #max));));
             }
             Some(_) => {}
             None if super::validator::described(field) && !crate::ty::holds_no_fields(field.ty) => {

@@ -1,0 +1,51 @@
+//! A pipeline on a model with encrypted fields: what the server cannot do
+//! with ciphertext is refused before sending. A group key or accumulator
+//! on an encrypted field does not compile (`NotEncrypted`); these are the
+//! checks at run time, for the paths the compiler does not see (a group
+//! of an unwound array's items) and for joins, whose other side's
+//! documents the pipeline would return undecrypted.
+
+use crate::error::{Error, Result};
+use crate::model::Document;
+
+/// A `lookup` joining documents with encrypted fields (`joins_sealed`).
+pub(super) fn no_sealed_join<M: Document>(joins_sealed: bool) -> Result<()> {
+    if !joins_sealed {
+        return Ok(());
+    }
+    Err(refused::<M>(
+        "a `lookup` would return encrypted fields undecrypted: join with \
+         `find(..).with_parents(..)` or `children(..).with_parent()`, which decrypt both sides"
+            .to_owned(),
+    ))
+}
+
+/// The group of `row` reads none of `M`'s encrypted fields, nor a path
+/// below or above one.
+pub(super) fn no_sealed_group<M: Document>(
+    row: &'static str,
+    paths: &[&'static str],
+) -> Result<()> {
+    let fields = crate::model::cache::sealed::<M>();
+    let below = |key: &str, path: &str| key.strip_prefix(path).is_some_and(|r| r.starts_with('.'));
+    for path in paths {
+        let reads = fields
+            .iter()
+            .find(|f| *path == f.path || below(path, &f.path) || below(&f.path, path));
+        if let Some(field) = reads {
+            return Err(refused::<M>(format!(
+                "`{row}` reads `{path}`, and `{}` is encrypted: the server holds its ciphertext, \
+                 which it cannot group, count, sum or compare; group on plain fields",
+                field.path
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn refused<M: Document>(reason: String) -> Error {
+    Error::AggregateRefused {
+        collection: M::COLLECTION,
+        reason,
+    }
+}
