@@ -15,6 +15,7 @@ mod corpus;
 mod explicit;
 mod fields;
 mod keys;
+mod legacy;
 mod migrate;
 mod nested;
 mod outside;

@@ -49,6 +49,7 @@ mod seal;
 mod subject;
 mod update;
 mod value;
+mod widen;
 
 pub(crate) use seal::{redact, Keys};
 

@@ -233,6 +233,7 @@ impl Keys {
         if fields.is_empty() {
             return Ok(filter);
         }
+        super::widen::widen(&mut filter, fields);
         let mut operands = Vec::new();
         operands_of::<M>(&mut filter, fields, &mut operands)?;
         for (field, value) in operands {
