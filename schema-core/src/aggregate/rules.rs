@@ -6,8 +6,6 @@
 use bson::oid::ObjectId;
 use bson::{DateTime, Decimal128};
 
-use crate::typed::field::Field;
-
 /// A number `sum` and `avg` take: the integers and floats BSON stores, and
 /// an `Option` of one (a document without it counts as nothing).
 #[diagnostic::on_unimplemented(
@@ -182,12 +180,17 @@ pub mod check {
         fn path(&self) -> &'static str;
     }
 
-    impl<M, T, P> Grouped for Field<M, T, P> {
-        type Value = T;
-        fn path(&self) -> &'static str {
-            self.name()
-        }
+    macro_rules! grouped {
+        ($ty:ty => $value:ty) => {
+            impl<A, B, C> Grouped for $ty {
+                type Value = $value;
+                fn path(&self) -> &'static str {
+                    self.name()
+                }
+            }
+        };
     }
+    crate::typed::field::for_each_plain_field!(grouped);
 
     /// An encrypted field is read by no group: see [`NotEncrypted`].
     impl<M, T, A: NotEncrypted> Grouped for crate::typed::field::EncryptedField<M, T, A> {

@@ -175,7 +175,12 @@ fn read_view<M: Document, P: Projection<M>>(raw: &RawDocument) -> Result<P> {
     note = "give the view's field the type the model declares for it"
 )]
 pub trait ViewOf<M, T> {}
-impl<M, T, P> ViewOf<M, T> for crate::typed::field::Field<M, T, P> {}
+macro_rules! view_of {
+    ($ty:ty => $value:ty) => {
+        impl<A, B, C> ViewOf<A, $value> for $ty {}
+    };
+}
+crate::typed::field::for_each_plain_field!(view_of);
 impl<M, T, A> ViewOf<M, T> for crate::typed::field::EncryptedField<M, T, A> {}
 
 /// For generated code: `_field` (a model's field constant) holds a `T`.

@@ -3,7 +3,7 @@
 //! holder's type against the source field's, and an encrypted source's
 //! copy encrypted too.
 
-use crate::typed::field::{EncryptedField, Field};
+use crate::typed::field::EncryptedField;
 
 /// A type that can hold a copy of one `T` (the source field's type, or an
 /// `Option` of it). Checked by the derive for `#[copy]` through a reference
@@ -36,9 +36,14 @@ pub trait CopySource<M, T> {
     /// Whether the source field is encrypted.
     const ENCRYPTED: bool;
 }
-impl<M, T, P> CopySource<M, T> for Field<M, T, P> {
-    const ENCRYPTED: bool = false;
+macro_rules! copy_source {
+    ($ty:ty => $value:ty) => {
+        impl<A, B, C> CopySource<A, $value> for $ty {
+            const ENCRYPTED: bool = false;
+        }
+    };
 }
+crate::typed::field::for_each_plain_field!(copy_source);
 impl<M, T, A> CopySource<M, T> for EncryptedField<M, T, A> {
     const ENCRYPTED: bool = true;
 }

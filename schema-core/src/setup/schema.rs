@@ -238,7 +238,7 @@ impl Schema {
     /// [`Repo::migrate`](crate::Repo::migrate)): run it again to resume.
     /// Models without earlier shapes are not read. Encrypted fields are
     /// read and written back with the handle of
-    /// [`with_encryption`](Self::with_encryption).
+    /// `with_encryption` (the `encryption` feature).
     pub async fn migrate(
         &self,
         db: &mongodb::Database,

@@ -21,6 +21,23 @@ pub use link::LinkField;
 pub use reference::RefField;
 pub use tag::{Tag, TagField};
 
+/// Runs `$mac!(<type> => <value type>)` for every kind of a model's
+/// field constant that stores a plain value (a `Field`, or a reference,
+/// sub-document, link or enum-tag field, each a `Field` underneath), with
+/// generics `A, B, C`: the derives' checks that take any of them (a
+/// view's field, a group's operand, a copy's source) implement their
+/// trait for each with it.
+macro_rules! for_each_plain_field {
+    ($mac:ident) => {
+        $mac!($crate::typed::field::Field<A, B, C> => B);
+        $mac!($crate::typed::field::RefField<A, B, C> => B);
+        $mac!($crate::typed::field::EmbedField<A, B, C> => B);
+        $mac!($crate::typed::field::LinkField<A, B, C> => B);
+        $mac!($crate::typed::field::TagField<A, B, C> => $crate::typed::field::Tag<B>);
+    };
+}
+pub(crate) use for_each_plain_field;
+
 /// A field of model `M` holding a `T`, at the stored path `P` (a
 /// [`Seg`](crate::typed::path::Seg) for the fields the derives generate, whose
 /// sub-document fields it dereferences to; see `path`).
