@@ -17,6 +17,7 @@ mod fields;
 mod keys;
 mod legacy;
 mod migrate;
+mod moved;
 mod nested;
 mod outside;
 mod reads;

@@ -185,6 +185,20 @@ impl<P: Document, C: Document> MoveOut<P, C> {
                 C::COLLECTION
             )));
         }
+        // The items are written as they were read, in clear: a child model
+        // that encrypts fields takes them through a migration instead.
+        if let Some(field) = crate::model::cache::sealed::<C>().first() {
+            return Err(Error::Encryption {
+                action: "move",
+                model: Some(C::NAME),
+                field: Some(field.path.clone()),
+                key: field.key.clone(),
+                reason: "the move writes the items as they are stored, in clear: move them \
+                         into an earlier shape of the child without `#[encrypt]`, then \
+                         encrypt them with a migration (`migrate_from`); nothing was sent"
+                    .to_owned(),
+            });
+        }
         Ok(())
     }
 }
