@@ -11,7 +11,7 @@
 use bson::spec::BinarySubtype;
 use bson::{Bson, Document as BsonDocument, RawBsonRef, RawDocument, RawDocumentBuf};
 
-use super::seal::Keys;
+use super::keys::Keys;
 use super::subject::Subject;
 use super::value::key_id_text;
 use crate::error::Result;

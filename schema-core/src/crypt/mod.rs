@@ -44,6 +44,8 @@ mod anywhere;
 mod handle;
 mod hooks;
 mod key_vault;
+mod keys;
+mod reach;
 mod rotate;
 mod seal;
 mod subject;
@@ -51,7 +53,8 @@ mod update;
 mod value;
 mod widen;
 
-pub(crate) use seal::{redact, Keys};
+pub(crate) use keys::Keys;
+pub(crate) use seal::redact;
 
 pub use handle::{Algorithm, Encryption, LocalMasterKey, DEFAULT_KEY_VAULT};
 pub use key_vault::KEY_ALT_NAMES_INDEX;

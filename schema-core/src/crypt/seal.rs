@@ -9,47 +9,16 @@
 use bson::spec::BinarySubtype;
 use bson::{Bson, Document as BsonDocument, RawBsonRef, RawDocument, RawDocumentBuf};
 
-use super::handle::{Algorithm, Encryption};
-use super::subject::Subject;
+use super::handle::Algorithm;
+use super::keys::Keys;
+use super::reach::{key_below, reach, Reach};
+use super::subject::{subject, Subject};
 use crate::error::{Error, Result};
 use crate::model::cache::sealed;
 use crate::model::encrypted::EncryptedSpec;
 use crate::model::Document;
 
-/// The encryption handle a repository holds, if any.
-#[derive(Clone, Default)]
-pub(crate) struct Keys(Option<Encryption>);
-
 impl Keys {
-    /// A repository's keys: `crypt`'s.
-    pub(crate) fn new(crypt: Encryption) -> Self {
-        Keys(Some(crypt))
-    }
-
-    /// The handle, or the error of `action` on `field` of `M` without one.
-    pub(super) fn handle<M: Document>(
-        &self,
-        action: &'static str,
-        field: &'static EncryptedSpec,
-    ) -> Result<&Encryption> {
-        self.handle_for(subject::<M>(field), action)
-    }
-
-    /// The handle, or the error of `action` on `subject` without one.
-    pub(super) fn handle_for(
-        &self,
-        subject: Subject<'_>,
-        action: &'static str,
-    ) -> Result<&Encryption> {
-        self.0.as_ref().ok_or_else(|| {
-            subject.failed(
-                action,
-                "no encryption handle was given: give one with `with_encryption(..)` (of the \
-                 `Repo`, the `Copies` or the `CopyFollower`); nothing was sent",
-            )
-        })
-    }
-
     /// `raw` (a document of `M` as encoded) with each declared field
     /// encrypted, at every depth (in each item of an array); a `null` stays
     /// `null` (a `None`), an absent field absent.
@@ -292,15 +261,6 @@ impl Keys {
     }
 }
 
-impl std::fmt::Debug for Keys {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.0 {
-            Some(crypt) => write!(f, "{crypt:?}"),
-            None => f.write_str("no encryption"),
-        }
-    }
-}
-
 /// The refusal of `field` of `M` stored in clear.
 fn in_clear<M: Document>(field: &'static EncryptedSpec) -> Error {
     subject::<M>(field).failed(
@@ -308,15 +268,6 @@ fn in_clear<M: Document>(field: &'static EncryptedSpec) -> Error {
         "the stored value is not encrypted (BSON binary subtype 6 expected): it was written \
          without the encryption",
     )
-}
-
-/// What an operation on `field` of `M` is about.
-pub(super) fn subject<M: Document>(field: &'static EncryptedSpec) -> Subject<'static> {
-    Subject {
-        model: Some(M::NAME),
-        field: Some(&field.path),
-        key: &field.key,
-    }
 }
 
 pub(super) fn is_sealed(value: &Bson) -> bool {
@@ -349,34 +300,6 @@ fn below<'a>(value: &'a mut Bson, rest: &str, out: &mut Vec<&'a mut Bson>) {
         }
         _ => {}
     }
-}
-
-/// How a filter's or an update's key stands to an encrypted field.
-pub(super) enum Reach {
-    /// The field itself.
-    Is,
-    /// A path below it (inside its ciphertext).
-    Below,
-    /// A sub-document (or array) that holds it.
-    Holds,
-}
-
-/// The first encrypted field `key` (a dotted path) reaches, and how.
-pub(super) fn reach(
-    key: &str,
-    fields: &'static [EncryptedSpec],
-) -> Option<(&'static EncryptedSpec, Reach)> {
-    fields.iter().find_map(|f| {
-        if key == f.path {
-            Some((f, Reach::Is))
-        } else if key_below(key, &f.path) {
-            Some((f, Reach::Below))
-        } else if key_below(&f.path, key) {
-            Some((f, Reach::Holds))
-        } else {
-            None
-        }
-    })
 }
 
 /// The operands of `filter`'s equalities on encrypted fields, to encrypt
@@ -447,12 +370,6 @@ fn operands_of<'a, M: Document>(
         }
     }
     Ok(())
-}
-
-/// Whether `key` is a dotted path below `path` (`ssn.x`, `card.0`).
-fn key_below(key: &str, path: &str) -> bool {
-    key.strip_prefix(path)
-        .is_some_and(|rest| rest.starts_with('.'))
 }
 
 /// `err`, a decode error of a stored document of `M` after its fields were

@@ -2,6 +2,8 @@
 //! libmongocrypt's account of a failure.
 
 use crate::error::Error;
+use crate::model::encrypted::EncryptedSpec;
+use crate::model::Document;
 
 /// What an operation is about, for its errors: the model and field when a
 /// model's field is concerned, and the data key.
@@ -30,5 +32,14 @@ pub(crate) fn reason(err: &mongocrypt::error::Error) -> String {
     match &err.message {
         Some(message) if !message.is_empty() => message.clone(),
         _ => format!("{:?}", err.kind),
+    }
+}
+
+/// What an operation on `field` of `M` is about.
+pub(super) fn subject<M: Document>(field: &'static EncryptedSpec) -> Subject<'static> {
+    Subject {
+        model: Some(M::NAME),
+        field: Some(&field.path),
+        key: &field.key,
     }
 }

@@ -9,7 +9,10 @@
 
 use bson::{Bson, Document as BsonDocument};
 
-use super::seal::{is_sealed, reach, subject, Keys, Reach};
+use super::keys::Keys;
+use super::reach::{reach, Reach};
+use super::seal::is_sealed;
+use super::subject::subject;
 use crate::error::Result;
 use crate::model::cache::sealed;
 use crate::model::encrypted::EncryptedSpec;
