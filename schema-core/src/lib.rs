@@ -269,6 +269,7 @@ pub mod __private {
     pub use crate::model::{CopyFollow, CopySpec, OnDelete, Replaceable, Tables, Updatable};
     pub use crate::model::{Document, Embedded};
     pub use crate::query::projection::assert_view_field;
+    pub use crate::query::Opener;
     pub use crate::query::Projection;
     pub use crate::relation::copy_types::{assert_copy_many, assert_copy_one, source_encrypted};
     pub use crate::relation::Relation;

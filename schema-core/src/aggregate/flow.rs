@@ -9,14 +9,17 @@
 
 use std::marker::PhantomData;
 
-use bson::{Document as BsonDocument, RawDocument};
+use bson::{Document as BsonDocument, RawArrayBuf, RawBsonRef, RawDocument, RawDocumentBuf};
+use futures_util::future::BoxFuture;
 
 use super::row::{Row, RowSource};
-use crate::error::Result;
+use crate::crypt::{redact, Keys};
+use crate::error::{Error, Result};
 use crate::model::codec::decode;
 use crate::model::timeseries::TimeSeriesSpec;
 use crate::model::Document;
-use crate::query::lookup::{child_of, parent_of};
+use crate::query::lookup::{child_of, parent_of, CHILD, PARENT};
+use crate::query::{unseal_as, Opener};
 use crate::query::{Projection, Sort};
 use crate::typed::field::{RefField, Scope};
 use crate::typed::filter::Filter;
@@ -31,17 +34,19 @@ pub trait Flow: 'static {
     /// Reads one document the server returned.
     #[doc(hidden)]
     fn read(raw: &RawDocument) -> Result<Self::Item>;
-    /// Whether each document is a stored document of the model (whole, a
-    /// view of it, or unwound): its encrypted fields are decrypted before
-    /// it is read.
+    /// How each document is decrypted before it is read, when it may hold
+    /// a model's encrypted fields (see `crypt`): a stored document of the
+    /// model (whole, a view of it, or unwound), or both sides of a join.
     #[doc(hidden)]
-    const AS_STORED: bool = false;
-    /// Whether it joins documents whose encrypted fields the pipeline
-    /// would return undecrypted (refused before sending).
-    #[doc(hidden)]
-    fn joins_sealed() -> bool {
-        false
+    fn opener() -> Option<Opener> {
+        None
     }
+}
+
+/// The opener of what holds `M`'s stored documents (whole, viewed or
+/// unwound): none when `M` holds no ciphertext.
+fn stored<M: Document>() -> Option<Opener> {
+    crate::model::cache::may_be_sealed::<M>().then(unseal_as::<M>)
 }
 
 /// The documents of model `M`, as stored.
@@ -74,7 +79,9 @@ impl<M: Document> Flow for Docs<M> {
     fn read(raw: &RawDocument) -> Result<M> {
         crate::model::codec::decode::<M>(raw)
     }
-    const AS_STORED: bool = true;
+    fn opener() -> Option<Opener> {
+        stored::<M>()
+    }
 }
 
 impl<M: Document> Flow for Unwound<M> {
@@ -83,7 +90,9 @@ impl<M: Document> Flow for Unwound<M> {
     fn read(raw: &RawDocument) -> Result<BsonDocument> {
         crate::model::codec::decode_as(raw, M::NAME, M::COLLECTION)
     }
-    const AS_STORED: bool = true;
+    fn opener() -> Option<Opener> {
+        stored::<M>()
+    }
 }
 
 impl<M: Document, V: Projection<M>> Flow for Projected<M, V> {
@@ -92,7 +101,9 @@ impl<M: Document, V: Projection<M>> Flow for Projected<M, V> {
     fn read(raw: &RawDocument) -> Result<V> {
         V::read(raw)
     }
-    const AS_STORED: bool = true;
+    fn opener() -> Option<Opener> {
+        stored::<M>()
+    }
 }
 
 /// A view's field constants filter and sort what flows after `project`.
@@ -106,14 +117,50 @@ impl<M: Document, P: Document> Flow for Joined<M, P> {
     /// under `parent` (as the joins, [`WithParent`](crate::WithParent), read it).
     type Fields = Joined<M, P>;
     fn read(raw: &RawDocument) -> Result<(M, Option<P>)> {
-        let child = decode::<M>(child_of(raw)?)?;
-        let parent = parent_of(raw)?.map(decode::<P>).transpose()?;
-        Ok((child, parent))
+        let child = decode::<M>(child_of(raw)?).map_err(redact::<M>)?;
+        let parent = parent_of(raw)?.map(|p| decode::<P>(p).map_err(redact::<P>));
+        Ok((child, parent.transpose()?))
     }
-    fn joins_sealed() -> bool {
-        !crate::model::cache::sealed::<M>().is_empty()
-            || !crate::model::cache::sealed::<P>().is_empty()
+    fn opener() -> Option<Opener> {
+        let sealed =
+            crate::model::cache::may_be_sealed::<M>() || crate::model::cache::may_be_sealed::<P>();
+        sealed.then_some(Opener(open_joined::<M, P>))
     }
+}
+
+/// A joined document (`{child, parent: [..]}`, see `query::lookup`) with
+/// the child's encrypted fields decrypted as `M` declares them, and the
+/// parent's as `P` does.
+fn open_joined<M: Document, P: Document>(
+    keys: &Keys,
+    raw: RawDocumentBuf,
+) -> BoxFuture<'_, Result<RawDocumentBuf>> {
+    Box::pin(async move {
+        let malformed = || Error::Model("unexpected aggregate reply: a joined document".to_owned());
+        let mut out = RawDocumentBuf::new();
+        for element in raw.iter() {
+            let (key, value) = element.map_err(|_| malformed())?;
+            match (key.as_str(), value) {
+                (CHILD, RawBsonRef::Document(child)) => {
+                    out.append(key, keys.unseal::<M>(child.to_owned()).await?);
+                }
+                (PARENT, RawBsonRef::Array(parents)) => {
+                    let mut list = RawArrayBuf::new();
+                    for parent in parents {
+                        match parent.map_err(|_| malformed())? {
+                            RawBsonRef::Document(p) => {
+                                list.push(keys.unseal::<P>(p.to_owned()).await?)
+                            }
+                            other => list.push(other),
+                        }
+                    }
+                    out.append(key, list);
+                }
+                _ => out.append(key, value),
+            }
+        }
+        Ok(out)
+    })
 }
 
 impl<R: Row> Flow for Rows<R> {

@@ -304,21 +304,21 @@ impl<'a, M: Document, S: Flow> Aggregate<'a, M, S> {
         let (seen, served) = (self.repo.seen_shared(), served);
         let err =
             move |e| server_indexes::index_error_in::<M>(&seen, e, "aggregate on", served.as_ref());
-        // A model's documents are decrypted on the way, as `find` does.
-        let keys = (S::AS_STORED && crate::model::cache::may_be_sealed::<M>())
-            .then(|| self.repo.keys.clone());
+        // A model's documents (and a join's) are decrypted on the way, as
+        // `find` does.
+        let keys = S::opener().map(|open| (self.repo.keys.clone(), open));
         Ok(match (session, keys) {
-            (Some(session), Some(keys)) => {
+            (Some(session), Some((keys, open))) => {
                 let cursor = aggregate.session(&mut *session).await.map_err(&err)?;
-                DocStream::in_session_unsealed::<M>(cursor, session, keys, S::read, err)
+                DocStream::in_session_unsealed::<M>(cursor, session, keys, open, S::read, err)
             }
             (Some(session), None) => {
                 let cursor = aggregate.session(&mut *session).await.map_err(&err)?;
                 DocStream::in_session(cursor, session, S::read, err)
             }
-            (None, Some(keys)) => {
+            (None, Some((keys, open))) => {
                 let cursor = aggregate.await.map_err(&err)?;
-                DocStream::unsealed::<M>(cursor, keys, S::read, err)
+                DocStream::unsealed::<M>(cursor, keys, open, S::read, err)
             }
             (None, None) => {
                 let cursor = aggregate.await.map_err(&err)?;
@@ -331,9 +331,8 @@ impl<'a, M: Document, S: Flow> Aggregate<'a, M, S> {
     /// [`sealed`](super::sealed)): each filter on its stored documents
     /// (before any group, join or unchecked stage) has its equalities'
     /// operands encrypted, as `find`'s are; a group reading an encrypted
-    /// field and a join of documents with encrypted fields are refused.
+    /// field is refused.
     async fn seal_stages(&mut self) -> Result<()> {
-        super::sealed::no_sealed_join::<M>(S::joins_sealed())?;
         if crate::model::cache::sealed::<M>().is_empty() {
             return Ok(());
         }

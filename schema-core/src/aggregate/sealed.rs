@@ -1,24 +1,11 @@
 //! A pipeline on a model with encrypted fields: what the server cannot do
 //! with ciphertext is refused before sending. A group key or accumulator
-//! on an encrypted field does not compile (`NotEncrypted`); these are the
-//! checks at run time, for the paths the compiler does not see (a group
-//! of an unwound array's items) and for joins, whose other side's
-//! documents the pipeline would return undecrypted.
+//! on an encrypted field does not compile (`NotEncrypted`); this is the
+//! check at run time, for the paths the compiler does not see (a group of
+//! an unwound array's items, a path into a sub-document encrypted whole).
 
 use crate::error::{Error, Result};
 use crate::model::Document;
-
-/// A `lookup` joining documents with encrypted fields (`joins_sealed`).
-pub(super) fn no_sealed_join<M: Document>(joins_sealed: bool) -> Result<()> {
-    if !joins_sealed {
-        return Ok(());
-    }
-    Err(refused::<M>(
-        "a `lookup` would return encrypted fields undecrypted: join with \
-         `find(..).with_parents(..)` or `children(..).with_parent()`, which decrypt both sides"
-            .to_owned(),
-    ))
-}
 
 /// The group of `row` reads none of `M`'s encrypted fields, nor a path
 /// below or above one.

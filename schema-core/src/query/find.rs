@@ -20,7 +20,7 @@ use crate::query::keyset::{may_be_null, Cursor, Keyset};
 use crate::query::projection::{self, Projection};
 use crate::query::server_indexes;
 use crate::query::sort::Sort;
-use crate::query::stream::DocStream;
+use crate::query::stream::{unseal_as, DocStream};
 use crate::repo::Repo;
 use crate::txn::with_session;
 use crate::typed::filter::Filter;
@@ -341,16 +341,23 @@ impl<'a, M: Document, P: Projection<M>> Find<'a, M, P> {
                 let cursor = find.session(&mut *session).await;
                 let cursor = cursor.map_err(|e| self.error(e))?;
                 Ok(match keys {
-                    Some(keys) => {
-                        DocStream::in_session_unsealed::<M>(cursor, session, keys, decode, err)
-                    }
+                    Some(keys) => DocStream::in_session_unsealed::<M>(
+                        cursor,
+                        session,
+                        keys,
+                        unseal_as::<M>(),
+                        decode,
+                        err,
+                    ),
                     None => DocStream::in_session(cursor, session, decode, err),
                 })
             }
             None => {
                 let cursor = find.await.map_err(|e| self.error(e))?;
                 Ok(match keys {
-                    Some(keys) => DocStream::unsealed::<M>(cursor, keys, decode, err),
+                    Some(keys) => {
+                        DocStream::unsealed::<M>(cursor, keys, unseal_as::<M>(), decode, err)
+                    }
                     None => DocStream::new(cursor, decode, err),
                 })
             }

@@ -122,4 +122,6 @@ pub use keyset::{Cursor, Page};
 #[doc(hidden)]
 pub use projection::Projection;
 pub use sort::Sort;
+pub(crate) use stream::unseal_as;
 pub use stream::DocStream;
+pub use stream::Opener;

@@ -5,6 +5,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use bson::{RawDocument, RawDocumentBuf};
+use futures_util::future::BoxFuture;
 use futures_util::stream::{BoxStream, Stream, StreamExt};
 use mongodb::{ClientSession, Cursor, SessionCursor};
 
@@ -60,10 +61,13 @@ impl<'a, T: Send + 'a> DocStream<'a, T> {
     }
 
     /// [`new`](Self::new) for a model with encrypted fields: each document
-    /// is decrypted by `keys` before it is decoded (see `crypt`).
+    /// is decrypted by `open` with `keys` before `read` decodes it (see
+    /// `crypt`); an error about one of `M`'s encrypted fields shows no
+    /// value.
     pub(crate) fn unsealed<M: Document>(
         cursor: Cursor<RawDocumentBuf>,
         keys: Keys,
+        open: Opener,
         read: fn(&RawDocument) -> Result<T>,
         err: impl Fn(mongodb::error::Error) -> Error + Send + 'a,
     ) -> Self {
@@ -71,7 +75,7 @@ impl<'a, T: Send + 'a> DocStream<'a, T> {
             .map(move |item| item.map_err(&err))
             .then(move |item| {
                 let keys = keys.clone();
-                async move { open::<M, T>(&keys, item?, read).await }
+                async move { opened::<M, T>(&keys, item?, open, read).await }
             });
         DocStream {
             inner: inner.boxed(),
@@ -84,6 +88,7 @@ impl<'a, T: Send + 'a> DocStream<'a, T> {
         cursor: SessionCursor<RawDocumentBuf>,
         session: &'a mut ClientSession,
         keys: Keys,
+        open: Opener,
         read: fn(&RawDocument) -> Result<T>,
         err: impl Fn(mongodb::error::Error) -> Error + Send + Sync + 'a,
     ) -> Self {
@@ -94,7 +99,7 @@ impl<'a, T: Send + 'a> DocStream<'a, T> {
                 async move {
                     let item = cursor.next(session).await?;
                     let item = match item.map_err(|e| err(e)) {
-                        Ok(raw) => open::<M, T>(&keys, raw, read).await,
+                        Ok(raw) => opened::<M, T>(&keys, raw, open, read).await,
                         Err(e) => Err(e),
                     };
                     Some((item, (cursor, session)))
@@ -138,13 +143,35 @@ impl<T> std::fmt::Debug for DocStream<'_, T> {
     }
 }
 
-/// A stored document of `M` (or a view of it), its encrypted fields
-/// decrypted, read by `read`.
-async fn open<M: Document, T>(
+/// How a document that may hold ciphertext is decrypted before it is
+/// read: [`unseal_as`] a model's document (or a view of it), or a join's
+/// two sides (see the aggregation's `lookup`). Public for the
+/// aggregation's `Flow` trait only.
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct Opener(pub(crate) OpenFn);
+
+pub(crate) type OpenFn =
+    for<'k> fn(&'k Keys, RawDocumentBuf) -> BoxFuture<'k, Result<RawDocumentBuf>>;
+
+/// The [`Opener`] of a stored document of `M`, or a view of it.
+pub(crate) fn unseal_as<M: Document>() -> Opener {
+    fn open<M: Document>(
+        keys: &Keys,
+        raw: RawDocumentBuf,
+    ) -> BoxFuture<'_, Result<RawDocumentBuf>> {
+        Box::pin(keys.unseal::<M>(raw))
+    }
+    Opener(open::<M>)
+}
+
+/// A document decrypted by `open`, read by `read`.
+async fn opened<M: Document, T>(
     keys: &Keys,
     raw: RawDocumentBuf,
+    open: Opener,
     read: fn(&RawDocument) -> Result<T>,
 ) -> Result<T> {
-    let raw = keys.unseal::<M>(raw).await?;
+    let raw = (open.0)(keys, raw).await?;
     read(&raw).map_err(crate::crypt::redact::<M>)
 }
