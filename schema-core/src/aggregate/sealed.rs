@@ -14,12 +14,8 @@ pub(super) fn no_sealed_group<M: Document>(
     paths: &[&'static str],
 ) -> Result<()> {
     let fields = crate::model::cache::sealed::<M>();
-    let below = |key: &str, path: &str| key.strip_prefix(path).is_some_and(|r| r.starts_with('.'));
     for path in paths {
-        let reads = fields
-            .iter()
-            .find(|f| *path == f.path || below(path, &f.path) || below(&f.path, path));
-        if let Some(field) = reads {
+        if let Some((field, _)) = crate::model::encrypted::reach(path, fields) {
             return Err(refused::<M>(format!(
                 "`{row}` reads `{path}`, and `{}` is encrypted: the server holds its ciphertext, \
                  which it cannot group, count, sum or compare; group on plain fields",

@@ -45,7 +45,6 @@ mod handle;
 mod hooks;
 mod key_vault;
 mod keys;
-mod reach;
 mod rotate;
 mod seal;
 mod subject;

@@ -11,11 +11,11 @@ use bson::{Bson, Document as BsonDocument, RawBsonRef, RawDocument, RawDocumentB
 
 use super::handle::Algorithm;
 use super::keys::Keys;
-use super::reach::{key_below, reach, Reach};
 use super::subject::{subject, Subject};
 use crate::error::{Error, Result};
 use crate::model::cache::sealed;
 use crate::model::encrypted::EncryptedSpec;
+use crate::model::encrypted::{key_below, reach, Reach};
 use crate::model::Document;
 
 impl Keys {

@@ -10,12 +10,12 @@
 use bson::{Bson, Document as BsonDocument};
 
 use super::keys::Keys;
-use super::reach::{reach, Reach};
 use super::seal::is_sealed;
 use super::subject::subject;
 use crate::error::Result;
 use crate::model::cache::sealed;
 use crate::model::encrypted::EncryptedSpec;
+use crate::model::encrypted::{reach, Reach};
 use crate::model::Document;
 
 impl Keys {

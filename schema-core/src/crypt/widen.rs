@@ -10,7 +10,7 @@
 
 use bson::{Bson, Document as BsonDocument};
 
-use super::reach::{reach, Reach};
+use crate::model::encrypted::{reach, Reach};
 use crate::model::encrypted::{Algorithm, EncryptedSpec};
 
 /// `filter` with its integer equality operands on `fields` (deterministic

@@ -116,6 +116,40 @@ pub(crate) fn specs(
     own.chain(nested).collect()
 }
 
+/// How a filter's or an update's key stands to an encrypted field.
+pub(crate) enum Reach {
+    /// The field itself.
+    Is,
+    /// A path below it (inside its ciphertext).
+    Below,
+    /// A sub-document (or array) that holds it.
+    Holds,
+}
+
+/// The first encrypted field `key` (a dotted path) reaches, and how.
+pub(crate) fn reach(
+    key: &str,
+    fields: &'static [EncryptedSpec],
+) -> Option<(&'static EncryptedSpec, Reach)> {
+    fields.iter().find_map(|f| {
+        if key == f.path {
+            Some((f, Reach::Is))
+        } else if key_below(key, &f.path) {
+            Some((f, Reach::Below))
+        } else if key_below(&f.path, key) {
+            Some((f, Reach::Holds))
+        } else {
+            None
+        }
+    })
+}
+
+/// Whether `key` is a dotted path below `path` (`ssn.x`, `card.0`).
+pub(crate) fn key_below(key: &str, path: &str) -> bool {
+    key.strip_prefix(path)
+        .is_some_and(|rest| rest.starts_with('.'))
+}
+
 /// The rule of `#[encrypt(deterministic)]` on a field's type: a value whose
 /// equal values have one BSON form (a string, an integer, an `ObjectId`, a
 /// date, a UUID or a binary, or an `Option` of one). libmongocrypt refuses
